@@ -1,0 +1,63 @@
+// Locations and diagnostics shared by every layer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cmalign {
+
+// A place in a source file, 1-based; line/column 0 means "whole file" / "unknown".
+struct Location {
+    std::string file;
+    int line = 0;
+    int column = 0;
+
+    bool known() const { return !file.empty(); }
+    friend bool operator==(const Location&, const Location&) = default;
+};
+
+enum class Severity { note, warning, error };
+
+const char* to_string(Severity s);
+
+// A proposed change of one property value, as numbers (the contract's `fix` object).
+struct FixHint {
+    std::string property;
+    std::uint64_t old_value = 0;
+    std::uint64_t new_value = 0;
+};
+
+struct Diagnostic {
+    Severity severity = Severity::error;
+    Location where;
+    std::string check;   // named check ("cma-size-alignment"); empty for input errors
+    std::string message; // one line, no trailing period
+    std::string node;    // DT path the finding is about, when there is one
+    std::string input;   // the file named on the command line this belongs to
+    std::vector<FixHint> fix;
+};
+
+// Collects diagnostics; library calls take one instead of throwing, so that
+// a parse can report several problems and callers decide what is fatal.
+class Diagnostics {
+public:
+    void add(Diagnostic d) { items_.push_back(std::move(d)); }
+    void error(Location where, std::string message, std::string check = {});
+    void warning(Location where, std::string message, std::string check = {});
+    void note(Location where, std::string message, std::string check = {});
+
+    const std::vector<Diagnostic>& items() const { return items_; }
+    std::vector<Diagnostic>& items() { return items_; }
+    bool has_errors() const;
+    std::size_t count(Severity s) const;
+    void append(const Diagnostics& other);
+
+private:
+    std::vector<Diagnostic> items_;
+};
+
+// "file:line:col: error: message [check]" as gcc prints it.
+std::string format_gcc(const Diagnostic& d);
+
+} // namespace cmalign

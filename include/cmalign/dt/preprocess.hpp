@@ -1,0 +1,84 @@
+// The C preprocessor that DTS files go through (as the kernel's cpp -nostdinc -undef -D__DTS__
+// -x assembler-with-cpp run does), built in so no external cpp is needed, with a map from every
+// byte of the output back to the original file, line and column.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/dt/tree.hpp"
+
+namespace cmalign::dt {
+
+// An original file as read from disk, with its line index.
+struct SourceFile {
+    std::string path;
+    std::string text;
+    std::vector<std::size_t> line_starts; // byte offset of each line's first byte
+
+    // 1-based line and column of a byte offset (column counts bytes, as gcc does).
+    Location location(std::size_t offset) const;
+};
+
+std::shared_ptr<const SourceFile> make_source(std::string path, std::string text);
+
+// Files read once and shared by every input of a bulk run; safe to use from many threads.
+class FileCache {
+public:
+    // nullptr and `error` set when the file cannot be read.
+    std::shared_ptr<const SourceFile> load(const std::string& path, std::string* error = nullptr);
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::shared_ptr<const SourceFile>> files_;
+};
+
+struct PreprocessOptions {
+    std::vector<std::string> include_dirs; // -I, searched in order after the including file's dir
+    std::vector<std::pair<std::string, std::optional<std::string>>> defines; // -D NAME[=VALUE]
+    std::optional<std::string> kernel_tree; // adds <tree>/scripts/dtc/include-prefixes, <tree>/include
+    int max_include_depth = 200;
+    std::size_t max_output_bytes = 256u << 20; // runaway expansion guard
+    int max_expansion_depth = 256;
+};
+
+// Preprocessed text. Segments cover the output in order; a verbatim segment's text equals
+// file->text[src_begin, src_begin + (out_end - out_begin)). Macro expansion output is a
+// non-verbatim segment whose `site` is where the macro was invoked.
+struct Preprocessed {
+    struct Segment {
+        std::size_t out_begin = 0;
+        std::size_t out_end = 0;
+        const SourceFile* file = nullptr;
+        std::size_t src_begin = 0;
+        bool verbatim = true;
+    };
+
+    std::string text;
+    std::vector<Segment> segments;
+    std::vector<std::shared_ptr<const SourceFile>> files; // every file read, first = main file
+
+    // Original location of an output byte (for a macro expansion: the invocation site).
+    Location locate(std::size_t out_offset) const;
+    // The original bytes an output range was copied from, only when the whole range is one
+    // verbatim piece of one file (so it is safe to rewrite there).
+    std::optional<SourceSpan> source_span(std::size_t out_begin, std::size_t out_end) const;
+};
+
+// Preprocesses `path`. nullopt (with a located error) on a missing include, an include cycle,
+// a runaway macro, an unterminated conditional or #error.
+std::optional<Preprocessed> preprocess(const std::string& path, const PreprocessOptions& options,
+                                       FileCache& cache, Diagnostics& diags);
+
+// A file taken as it is (dtc's /include/ reads files without cpp).
+Preprocessed identity(std::shared_ptr<const SourceFile> file);
+
+} // namespace cmalign::dt

@@ -1,0 +1,64 @@
+// Kernel configuration as read from .config / defconfig / fragment files.
+//
+// Reading follows scripts/kconfig/merge_config.sh: files apply in order, a later value wins, and a
+// redefinition with another value is a warning naming both places. `--set` entries apply last.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+
+namespace cmalign::kconfig {
+
+// One assignment. `name` has no CONFIG_ prefix ("ARM64_16K_PAGES").
+// `value` is as written without quotes: "y", "m", "n" (also for "# CONFIG_X is not set"),
+// "123", "0x1f", or the unescaped string text when `quoted`.
+struct Entry {
+    std::string name;
+    std::string value;
+    bool quoted = false;
+    Location where; // file:line of the line that set it (column 1); "--set" for command line
+};
+
+class Config {
+public:
+    // Header "# Linux/arm64 6.12.117 Kernel Configuration" of the first file that has one.
+    std::optional<std::string> header_arch;
+    std::optional<std::string> header_version;
+
+    // Sets (or overrides) a symbol; returns the entry it replaced, if any.
+    std::optional<Entry> set(Entry e);
+    const Entry* find(std::string_view name) const; // name with or without CONFIG_
+    bool contains(std::string_view name) const { return find(name) != nullptr; }
+
+    // Convenience readers; nullopt when the symbol is absent from every input.
+    std::optional<bool> get_bool(std::string_view name) const; // y/m → true, n → false
+    std::optional<long long> get_int(std::string_view name) const; // decimal or 0x hex
+
+    const std::map<std::string, Entry, std::less<>>& entries() const { return entries_; }
+
+private:
+    std::map<std::string, Entry, std::less<>> entries_;
+};
+
+// Parses one file's text into `into` (merging as described above). `file` names the text in
+// locations. Malformed lines are errors at file:line:col; parsing continues with the next line.
+// Returns false when any error was reported.
+bool read_fragment(std::string_view text, const std::string& file, Config& into,
+                   Diagnostics& diags);
+
+// Reads a file from disk (unreadable file → error at "file"), then read_fragment().
+bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags);
+
+// Applies one "CONFIG_X=VALUE" (or "X=VALUE") given on the command line. Location "--set".
+bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags);
+
+// Files in order, then sets: the whole `-c ... --set ...` pipeline.
+bool load(const std::vector<std::string>& files, const std::vector<std::string>& sets,
+          Config& into, Diagnostics& diags);
+
+} // namespace cmalign::kconfig

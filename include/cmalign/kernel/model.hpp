@@ -1,0 +1,89 @@
+// What a given kernel computes for page size, max order, pageblock_order and CMA alignment.
+//
+// derive() walks versioned rule tables (rules.hpp) and records each step, so every number can
+// say which rule of which kernel version range produced it and which config lines fed it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/version.hpp"
+#include "cmalign/kconfig/config.hpp"
+
+namespace cmalign::kernel {
+
+enum class Arch { arm64, arm, x86_64, x86, riscv, powerpc, loongarch, mips };
+
+const char* to_string(Arch a);
+std::optional<Arch> parse_arch(std::string_view name); // also accepts aarch64, amd64, i386, ...
+const std::vector<Arch>& all_arches();
+
+struct Options {
+    std::optional<Arch> arch;                  // else from the config header / symbols
+    std::optional<KernelVersion> version;      // else from the config header, else newest
+    std::optional<KernelVersion> tree_version; // from --kernel-tree's Makefile, if given
+};
+
+// A config symbol that a derivation step read (or assumed).
+struct StepInput {
+    std::string symbol; // with CONFIG_ prefix
+    std::string value;
+    Location where;     // file:line, or file empty when assumed (a Kconfig default)
+};
+
+struct Step {
+    std::string quantity;            // "page_size", "max_page_order", "pageblock_order", ...
+    std::optional<long long> value;  // nullopt when decided at boot
+    std::string rule;                // "min(HUGETLB_PAGE_ORDER, MAX_PAGE_ORDER)"
+    std::string source;              // "include/linux/pageblock-flags.h (v6.10–v6.15)"
+    std::vector<StepInput> inputs;
+};
+
+struct Model {
+    KernelVersion version;
+    Arch arch = Arch::arm64;
+
+    std::uint64_t page_size = 0;
+    int page_shift = 0;
+    int max_page_order = 0; // inclusive, whatever the version calls it
+    std::optional<int> pageblock_order;                     // nullopt: decided at boot
+    std::optional<std::pair<int, int>> pageblock_order_range; // only when pageblock_order is nullopt
+    std::optional<std::uint64_t> cma_min_alignment_bytes;   // nullopt when pageblock_order is
+
+    // Facts the checks need besides the alignment.
+    bool hugetlb = false;
+    bool thp = false;
+    bool cma = false;       // CONFIG_CMA
+    bool dma_cma = false;   // CONFIG_DMA_CMA
+    int cma_areas = 0;      // MAX_CMA_AREAS as the version defines it
+    std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
+    bool phys_addr_64bit = true;
+
+    std::vector<Step> derivation;
+    std::vector<std::string> assumptions;
+    std::vector<Diagnostic> diagnostics; // problems in the configuration itself
+};
+
+// nullopt (and an error in diags) on contradictory or unusable input.
+std::optional<Model> derive(const kconfig::Config& config, const Options& options,
+                            Diagnostics& diags);
+
+// One row of `cmalign table`.
+struct TableRow {
+    std::uint64_t page_size = 0;
+    int max_page_order = 0;
+    bool max_order_is_largest = false;
+    bool hugetlb = false;
+    bool thp = false;
+    std::optional<int> page_block_max_order; // nullopt when the version has no such option
+    std::optional<int> pageblock_order;
+    std::optional<std::uint64_t> cma_min_alignment_bytes;
+};
+
+std::vector<TableRow> table(Arch arch, const KernelVersion& version);
+
+} // namespace cmalign::kernel
