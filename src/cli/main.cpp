@@ -1,0 +1,26 @@
+// cmalign: will the kernel accept this device tree's CMA reservations?
+#include <iostream>
+
+#include "common.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"cmalign: check device-tree CMA reservations against the kernel's alignment rules",
+                 "cmalign"};
+    app.set_version_flag("--version", std::string("cmalign ") + CMALIGN_VERSION);
+    app.require_subcommand(1);
+
+    int exit_code = cmalign::cli::exit_clean;
+    cmalign::cli::register_calc(app, exit_code);
+    cmalign::cli::register_table(app, exit_code);
+    cmalign::cli::register_config(app, exit_code);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e); // prints the message and usage
+        return cmalign::cli::exit_input_error;
+    }
+    return exit_code;
+}
