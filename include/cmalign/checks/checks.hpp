@@ -1,0 +1,99 @@
+// Named checks over the reservations of one device tree, judged against one kernel Model.
+//
+// Modelled on dtc's checks.c: a table of named entries {name, default severity, description,
+// function}; `-W name` / `-Wno-name` / `-E name` / `-Eno-name` enable, disable and promote them as
+// dtc does. Every finding says what the kernel at hand will print and do, and carries a FixHint
+// when there is a mechanical fix. Only what the kernel rejects (a pool lost, a node ignored) is an
+// error; doubtful or cosmetic things are warnings or notes.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/dt/tree.hpp"
+#include "cmalign/kernel/model.hpp"
+#include "cmalign/reserved/regions.hpp"
+
+namespace cmalign::checks {
+
+// What every check reads.
+struct Context {
+    const reserved::Reservations& reservations;
+    const kernel::Model& model;
+};
+
+// Collects the findings of one check; the runner stamps check name, input and applies options.
+class Findings {
+public:
+    void add(Severity severity, Location where, std::string node, std::string message,
+             std::vector<FixHint> fix = {});
+    std::vector<Diagnostic>& items() { return items_; }
+
+private:
+    std::vector<Diagnostic> items_;
+};
+
+using CheckFunction = void (*)(const Context&, Findings&);
+
+struct CheckInfo {
+    const char* name;
+    Severity severity; // the most severe level the check reports by default
+    bool enabled_by_default;
+    const char* description; // one line, for --help, SARIF rules and docs
+    CheckFunction function;
+};
+
+// The registry, in the order checks run.
+std::span<const CheckInfo> registry();
+const CheckInfo* find_check(std::string_view name);
+
+// One command-line switch, in order (later ones win, as in dtc).
+struct Switch {
+    enum class Kind { enable_warning, disable_warning, enable_error, disable_error };
+    Kind kind;
+    std::string check; // a check name, or "all"
+};
+
+struct Options {
+    std::vector<Switch> switches;
+    bool werror = false;                 // warnings make the run fail (exit status), not renamed
+    std::optional<std::string> bootargs; // overrides /chosen/bootargs
+};
+
+// Parses "-W name", "-Wno-name", "-E name", "-Eno-name" style values: `flag` is "W" or "E",
+// `value` the rest ("no-overlap", "overlap"). nullopt and an error when the name is unknown.
+std::optional<Switch> parse_switch(char flag, std::string_view value, Diagnostics& diags);
+
+// Level a check runs at after the switches: nullopt = disabled; error = every finding promoted.
+struct Level {
+    bool enabled = true;
+    bool promote_to_error = false;
+};
+Level level_of(const CheckInfo& check, const Options& options);
+
+struct Result {
+    reserved::Reservations reservations;
+    std::vector<Diagnostic> diagnostics; // input problems first, then checks in registry order
+    std::size_t count(Severity s) const;
+    // Exit status 1 material: an error, or a warning under --werror.
+    bool failed(bool werror) const;
+};
+
+// Runs every enabled check on the reservations.
+Result run(reserved::Reservations reservations, const kernel::Model& model, const Options& options);
+// Reads the tree (reserved::read with the model's CMA facts) and runs the checks.
+Result run(const dt::Tree& tree, const kernel::Model& model, const Options& options);
+
+// The CMA alignment the model gives, or the largest/smallest possible when decided at boot.
+struct AlignmentFacts {
+    std::optional<std::uint64_t> exact;    // CMA_MIN_ALIGNMENT_BYTES
+    std::optional<std::uint64_t> smallest; // when decided at boot: page_size << min order
+    std::optional<std::uint64_t> largest;  // when decided at boot: page_size << max order
+};
+AlignmentFacts alignment_facts(const kernel::Model& model);
+
+} // namespace cmalign::checks

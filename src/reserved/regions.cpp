@@ -1,0 +1,453 @@
+// /reserved-memory and friends as the kernel reads them. Sources (Debian 6.12.117 and 6.1.192):
+// drivers/of/of_reserved_mem.c (__reserved_mem_check_root, __reserved_mem_reserve_reg,
+// fdt_scan_reserved_mem_reg_nodes, __reserved_mem_alloc_size), drivers/of/fdt.c
+// (early_init_dt_scan_root, early_init_dt_scan_memory, dt_mem_next_cell), lib/cmdline.c
+// (memparse), kernel/params.c (next_arg), kernel/dma/contiguous.c (early_cma).
+#include "cmalign/reserved/regions.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <strings.h>
+
+namespace cmalign::reserved {
+
+const char* to_string(Kind kind) {
+    switch (kind) {
+    case Kind::cma:
+        return "cma";
+    case Kind::coherent:
+        return "coherent";
+    case Kind::restricted:
+        return "restricted";
+    case Kind::static_:
+        return "static";
+    case Kind::inactive:
+        return "inactive";
+    }
+    return "static";
+}
+
+namespace {
+
+std::uint32_t be32_at(const std::vector<std::uint8_t>& v, std::size_t offset) {
+    return (std::uint32_t{v[offset]} << 24) | (std::uint32_t{v[offset + 1]} << 16) |
+           (std::uint32_t{v[offset + 2]} << 8) | std::uint32_t{v[offset + 3]};
+}
+
+// NUL-separated string list (compatible); a missing final NUL still yields the last string.
+std::vector<std::string> string_list(const dt::Property& prop) {
+    std::vector<std::string> out;
+    std::string current;
+    for (auto byte : prop.value) {
+        if (byte == 0) {
+            out.push_back(std::move(current));
+            current.clear();
+        } else {
+            current.push_back(static_cast<char>(byte));
+        }
+    }
+    if (!current.empty()) out.push_back(std::move(current));
+    return out;
+}
+
+std::string first_string(const dt::Property& prop) {
+    std::string out;
+    for (auto byte : prop.value) {
+        if (byte == 0) break;
+        out.push_back(static_cast<char>(byte));
+    }
+    return out;
+}
+
+// of_fdt_device_is_available(): no status, "okay" or "ok".
+bool is_available(const dt::Node& node) {
+    const auto* status = node.find_property("status");
+    if (status == nullptr) return true;
+    auto value = first_string(*status);
+    return value == "okay" || value == "ok";
+}
+
+// of_flat_dt_is_compatible() compares with of_compat_cmp() (strcasecmp for flat trees).
+bool has_compatible(const std::vector<std::string>& list, const char* name) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& c) { return strcasecmp(c.c_str(), name) == 0; });
+}
+
+Location property_location(const dt::Property& prop, const dt::Node& node) {
+    return prop.where.known() ? prop.where : node.where;
+}
+
+// fdt_path_offset()'s matching: an exact name, else "name@unit" for a name without '@'.
+const dt::Node* find_child_fdt(const dt::Node& parent, std::string_view name) {
+    if (const auto* exact = parent.find_child(name)) return exact;
+    for (const auto& child : parent.children)
+        if (child.base_name() == name) return &child;
+    return nullptr;
+}
+
+std::string child_path(const std::string& parent, const std::string& name) {
+    return parent == "/" ? "/" + name : parent + "/" + name;
+}
+
+} // namespace
+
+ValueRef read_value(const dt::Property& prop, std::size_t offset, std::uint32_t cells) {
+    ValueRef ref;
+    ref.property = prop.name;
+    ref.offset = offset;
+    ref.length = std::size_t{cells} * 4;
+    std::uint64_t value = 0;
+    for (std::uint32_t i = 0; i < cells; ++i) {
+        std::uint32_t cell = be32_at(prop.value, offset + std::size_t{i} * 4);
+        // of_read_number(): r = (r << 32) | cell, so cells before the last two fall off.
+        if (cells > 2 && i + 2 < cells && cell != 0) ref.overflowed = true;
+        value = (value << 32) | cell;
+    }
+    ref.value = value;
+    ref.where = prop.where;
+    for (const auto& chunk : prop.chunks) {
+        if (chunk.offset < offset + ref.length && chunk.offset + chunk.size > offset)
+            ref.chunks.push_back(chunk);
+    }
+    if (!ref.chunks.empty() && ref.chunks.front().where.known())
+        ref.where = ref.chunks.front().where;
+    return ref;
+}
+
+MemparseResult memparse(std::string_view text) {
+    MemparseResult result;
+    std::size_t pos = 0;
+    unsigned base = 10;
+    // _parse_integer_fixup_radix(): "0x" + hex digit → 16, leading 0 → 8, else 10.
+    if (text.size() >= 3 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
+        std::isxdigit(static_cast<unsigned char>(text[2]))) {
+        base = 16;
+        pos = 2;
+    } else if (!text.empty() && text[0] == '0') {
+        base = 8;
+    }
+    std::size_t digits_start = pos;
+    std::uint64_t value = 0;
+    while (pos < text.size()) {
+        char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[pos])));
+        unsigned digit = 0;
+        if (c >= '0' && c <= '9')
+            digit = static_cast<unsigned>(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            digit = static_cast<unsigned>(c - 'a' + 10);
+        else
+            break;
+        if (digit >= base) break;
+        value = value * base + digit; // wraps like the kernel's parser on overflow
+        ++pos;
+    }
+    if (pos == digits_start) {
+        // No digits: simple_strtoull() returns 0 and leaves the pointer at the start.
+        result.consumed = 0;
+        return result;
+    }
+    if (pos < text.size()) {
+        int shift = 0;
+        switch (text[pos]) {
+        case 'E':
+        case 'e':
+            shift = 60;
+            break;
+        case 'P':
+        case 'p':
+            shift = 50;
+            break;
+        case 'T':
+        case 't':
+            shift = 40;
+            break;
+        case 'G':
+        case 'g':
+            shift = 30;
+            break;
+        case 'M':
+        case 'm':
+            shift = 20;
+            break;
+        case 'K':
+        case 'k':
+            shift = 10;
+            break;
+        default:
+            break;
+        }
+        if (shift != 0) {
+            value <<= shift;
+            ++pos;
+        }
+    }
+    result.value = value;
+    result.consumed = pos;
+    return result;
+}
+
+std::vector<std::pair<std::string, std::optional<std::string>>>
+split_cmdline(std::string_view line) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> out;
+    std::size_t pos = 0;
+    auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    while (pos < line.size()) {
+        while (pos < line.size() && is_space(line[pos]))
+            ++pos;
+        if (pos >= line.size()) break;
+        // next_arg(): a word ends at a space outside double quotes; quotes are stripped.
+        std::string word;
+        bool in_quote = false;
+        std::optional<std::size_t> equals;
+        while (pos < line.size() && (in_quote || !is_space(line[pos]))) {
+            char c = line[pos++];
+            if (c == '"') {
+                in_quote = !in_quote;
+                continue;
+            }
+            if (c == '=' && !equals) equals = word.size();
+            word.push_back(c);
+        }
+        if (word == "--") break; // everything after "--" goes to init
+        if (equals)
+            out.emplace_back(word.substr(0, *equals), word.substr(*equals + 1));
+        else
+            out.emplace_back(word, std::nullopt);
+    }
+    return out;
+}
+
+std::optional<CmaCmdline> parse_cma_cmdline(std::string_view bootargs) {
+    std::optional<CmaCmdline> found;
+    int occurrences = 0;
+    for (const auto& [name, value] : split_cmdline(bootargs)) {
+        if (name != "cma") continue;
+        ++occurrences;
+        CmaCmdline cma;
+        cma.has_value = value.has_value();
+        cma.text = value.value_or("");
+        if (cma.has_value) {
+            // early_cma(): size[@base[-limit]].
+            std::string_view rest = cma.text;
+            auto size = memparse(rest);
+            cma.size = size.value;
+            rest.remove_prefix(size.consumed);
+            if (!rest.empty() && rest.front() == '@') {
+                rest.remove_prefix(1);
+                auto base = memparse(rest);
+                cma.base = base.value;
+                rest.remove_prefix(base.consumed);
+                if (!rest.empty() && rest.front() == '-') {
+                    rest.remove_prefix(1);
+                    auto limit = memparse(rest);
+                    cma.limit = limit.value;
+                    rest.remove_prefix(limit.consumed);
+                } else {
+                    cma.limit = *cma.base + cma.size;
+                }
+                // dma_contiguous_reserve(): fixed when base + size == limit.
+                cma.fixed = *cma.base + cma.size == *cma.limit;
+            }
+            cma.trailing = std::string(rest);
+        }
+        found = std::move(cma);
+    }
+    if (found) found->occurrences = occurrences;
+    return found;
+}
+
+Reservations read(const dt::Tree& tree, const ReadOptions& options) {
+    Reservations out;
+    out.input = tree.input;
+    out.memreserve = tree.memreserve;
+    const dt::Node& root = tree.root;
+    out.root_where = root.where;
+
+    // early_init_dt_scan_root(): defaults 1/1 (2/1 on SPARC), else the first cell.
+    out.address_cells = options.sparc ? 2 : 1;
+    out.size_cells = 1;
+    if (const auto* p = root.find_property("#address-cells"); p && p->value.size() >= 4)
+        out.address_cells = be32_at(p->value, 0);
+    else
+        out.address_cells_defaulted = true;
+    if (const auto* p = root.find_property("#size-cells"); p && p->value.size() >= 4)
+        out.size_cells = be32_at(p->value, 0);
+    else
+        out.size_cells_defaulted = true;
+    const std::uint32_t ac = out.address_cells;
+    const std::uint32_t sc = out.size_cells;
+    // Cell counts this large make no sense; treat tuples as unreadable rather than overflow.
+    const bool cells_sane = ac <= 16 && sc <= 16 && ac + sc > 0;
+    const std::size_t tuple_bytes = (std::size_t{ac} + sc) * 4;
+
+    // /memory: top-level nodes with device_type = "memory" (early_init_dt_scan_memory).
+    for (const auto& child : root.children) {
+        const auto* type = child.find_property("device_type");
+        if (type == nullptr || first_string(*type) != "memory" || !is_available(child)) continue;
+        const auto* reg = child.find_property("linux,usable-memory");
+        if (reg == nullptr) reg = child.find_property("reg");
+        if (reg == nullptr || !cells_sane) continue;
+        for (std::size_t off = 0; off + tuple_bytes <= reg->value.size(); off += tuple_bytes) {
+            auto base = read_value(*reg, off, ac);
+            auto size = read_value(*reg, off + std::size_t{ac} * 4, sc);
+            if (size.value == 0) continue;
+            out.memory.push_back({child_path("/", child.name), property_location(*reg, child),
+                                  Range{base.value, size.value}});
+        }
+    }
+
+    // /chosen/bootargs, or --bootargs.
+    if (options.bootargs) {
+        out.bootargs = options.bootargs;
+        out.bootargs_from_option = true;
+    } else {
+        const dt::Node* chosen = find_child_fdt(root, "chosen");
+        if (chosen != nullptr) {
+            if (const auto* args = chosen->find_property("bootargs")) {
+                out.bootargs = first_string(*args);
+                out.bootargs_where = property_location(*args, *chosen);
+            }
+        }
+    }
+    if (out.bootargs) out.cma_cmdline = parse_cma_cmdline(*out.bootargs);
+
+    const dt::Node* rm = find_child_fdt(root, "reserved-memory");
+    if (rm == nullptr) return out;
+    out.has_reserved_memory = true;
+    out.reserved_memory_path = "/" + rm->name;
+    out.reserved_memory_where = rm->where;
+    if (const auto* p = rm->find_property("#address-cells")) {
+        out.rm_address_cells_where = property_location(*p, *rm);
+        if (p->value.size() >= 4) out.rm_address_cells = be32_at(p->value, 0);
+    }
+    if (const auto* p = rm->find_property("#size-cells")) {
+        out.rm_size_cells_where = property_location(*p, *rm);
+        if (p->value.size() >= 4) out.rm_size_cells = be32_at(p->value, 0);
+    }
+    out.rm_has_ranges = rm->find_property("ranges") != nullptr;
+    // __reserved_mem_check_root(): present and equal to the root's, and `ranges` present.
+    out.rm_format_ok = out.rm_size_cells == sc && out.rm_address_cells == ac && out.rm_has_ranges;
+
+    for (const auto& child : rm->children) {
+        Region region;
+        region.input = tree.input;
+        region.name = child.name;
+        region.path = child_path(out.reserved_memory_path, child.name);
+        region.where = child.where;
+        if (const auto* c = child.find_property("compatible")) region.compatible = string_list(*c);
+        region.disabled = !is_available(child);
+        region.reusable = child.find_property("reusable") != nullptr;
+        region.no_map = child.find_property("no-map") != nullptr;
+        region.cma_default = child.find_property("linux,cma-default") != nullptr;
+        region.dma_default = child.find_property("linux,dma-default") != nullptr;
+        region.shared_dma_pool = has_compatible(region.compatible, "shared-dma-pool");
+
+        if (region.shared_dma_pool)
+            region.declared_kind = region.reusable ? Kind::cma : Kind::coherent;
+        else if (has_compatible(region.compatible, "restricted-dma-pool"))
+            region.declared_kind = Kind::restricted;
+        else
+            region.declared_kind = Kind::static_;
+
+        auto note_overflow = [&region](const ValueRef& ref) {
+            if (ref.overflowed) region.overflowed_values.push_back(ref);
+        };
+
+        const auto* reg = child.find_property("reg");
+        if (reg != nullptr) {
+            // __reserved_mem_reserve_reg() / fdt_scan_reserved_mem_reg_nodes().
+            std::size_t len = reg->value.size();
+            if (!cells_sane || len == 0 || len % tuple_bytes != 0) {
+                region.accepted_by_parser = false;
+                region.length_problems.push_back(
+                    {"reg", len, tuple_bytes, true, property_location(*reg, child)});
+            } else {
+                for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
+                    auto base = read_value(*reg, off, ac);
+                    auto size = read_value(*reg, off + std::size_t{ac} * 4, sc);
+                    note_overflow(base);
+                    note_overflow(size);
+                    region.reg.push_back({base.value, size.value});
+                    region.reg_refs.push_back(base);
+                    region.reg_refs.push_back(size);
+                }
+                region.base = region.reg.front().base;
+                region.size = region.reg.front().size;
+                region.base_ref = region.reg_refs[0];
+                region.size_ref = region.reg_refs[1];
+                if (*region.size == 0) region.accepted_by_parser = false; // "if (size)" skips it
+            }
+        } else if (const auto* size = child.find_property("size")) {
+            // __reserved_mem_alloc_size(): size has #size-cells, alignment #address-cells.
+            region.dynamic = true;
+            if (!cells_sane || size->value.size() != std::size_t{sc} * 4) {
+                region.accepted_by_parser = false;
+                region.length_problems.push_back({"size", size->value.size(), std::size_t{sc} * 4,
+                                                  false, property_location(*size, child)});
+            } else {
+                auto ref = read_value(*size, 0, sc);
+                note_overflow(ref);
+                region.size = ref.value;
+                region.size_ref = ref;
+            }
+            if (const auto* align = child.find_property("alignment")) {
+                if (!cells_sane || align->value.size() != std::size_t{ac} * 4) {
+                    region.accepted_by_parser = false;
+                    region.length_problems.push_back({"alignment", align->value.size(),
+                                                      std::size_t{ac} * 4, false,
+                                                      property_location(*align, child)});
+                } else {
+                    auto ref = read_value(*align, 0, ac);
+                    note_overflow(ref);
+                    region.alignment = ref.value;
+                    region.alignment_ref = ref;
+                }
+            }
+            if (const auto* ranges = child.find_property("alloc-ranges")) {
+                std::size_t len = ranges->value.size();
+                if (!cells_sane || len % tuple_bytes != 0) {
+                    region.accepted_by_parser = false;
+                    region.length_problems.push_back({"alloc-ranges", len, tuple_bytes, true,
+                                                      property_location(*ranges, child)});
+                } else {
+                    for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
+                        auto base = read_value(*ranges, off, ac);
+                        auto rsize = read_value(*ranges, off + std::size_t{ac} * 4, sc);
+                        note_overflow(base);
+                        note_overflow(rsize);
+                        region.alloc_ranges.push_back({base.value, rsize.value});
+                    }
+                }
+            }
+        } else {
+            region.accepted_by_parser = false; // nothing to reserve: the kernel skips it silently
+        }
+
+        region.kind = region.declared_kind;
+        if (!out.rm_format_ok) {
+            region.kind = Kind::inactive;
+            region.inactive_reason =
+                "the kernel ignores /reserved-memory (unsupported node format)";
+        } else if (region.disabled) {
+            region.kind = Kind::inactive;
+            region.inactive_reason = "the node is disabled";
+        } else if (!region.accepted_by_parser) {
+            region.kind = Kind::inactive;
+            region.inactive_reason = "the kernel skips the node (nothing valid to reserve)";
+        } else if (region.declared_kind == Kind::cma) {
+            if (region.no_map) {
+                region.kind = Kind::inactive;
+                region.inactive_reason = "reusable with no-map: neither CMA nor the coherent "
+                                         "allocator accepts it";
+            } else if (!options.cma_enabled || !options.dma_cma_enabled) {
+                region.kind = Kind::inactive;
+                region.inactive_reason =
+                    options.cma_enabled ? "CONFIG_DMA_CMA is not set" : "CONFIG_CMA is not set";
+            }
+        }
+        out.regions.push_back(std::move(region));
+    }
+    return out;
+}
+
+} // namespace cmalign::reserved
