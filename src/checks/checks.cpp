@@ -52,8 +52,31 @@ bool at_least(const kernel::Model& m, int major, int minor) {
     return m.version.major > major || (m.version.major == major && m.version.minor >= minor);
 }
 
+// Local so the checks do not depend on the kernel layer's implementation files.
+const char* arch_name(kernel::Arch arch) {
+    switch (arch) {
+    case kernel::Arch::arm64:
+        return "arm64";
+    case kernel::Arch::arm:
+        return "arm";
+    case kernel::Arch::x86_64:
+        return "x86_64";
+    case kernel::Arch::x86:
+        return "x86";
+    case kernel::Arch::riscv:
+        return "riscv";
+    case kernel::Arch::powerpc:
+        return "powerpc";
+    case kernel::Arch::loongarch:
+        return "loongarch";
+    case kernel::Arch::mips:
+        return "mips";
+    }
+    return "unknown";
+}
+
 std::string kernel_name(const kernel::Model& m) {
-    return fmt::format("{} {}", kernel::to_string(m.arch), m.version.str());
+    return fmt::format("{} {}", arch_name(m.arch), m.version.str());
 }
 
 // pr_fmt of the file that prints reserved-memory parsing errors: drivers/of/fdt.c ("OF: fdt: ")
@@ -372,15 +395,15 @@ void check_overlap(const Context& ctx, Findings& out) {
 // ---------------------------------------------------------------------------------------------
 // outside-memory: static reservations and alloc-ranges against the /memory banks.
 
-bool covered(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
-             std::uint64_t size) {
-    // Merge banks, then test [base, base+size) lies inside one merged span.
+// The /memory banks merged into disjoint [start, end) spans.
+std::vector<std::pair<std::uint64_t, std::uint64_t>>
+merged_memory(const std::vector<reserved::MemoryBank>& banks) {
     std::vector<reserved::Range> spans;
     for (const auto& b : banks)
         spans.push_back(b.range);
     std::sort(spans.begin(), spans.end(),
               [](const auto& x, const auto& y) { return x.base < y.base; });
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> merged; // [start, end)
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
     for (const auto& s : spans) {
         std::uint64_t end = s.base + s.size < s.base ? UINT64_MAX : s.base + s.size;
         if (!merged.empty() && s.base <= merged.back().second)
@@ -388,9 +411,32 @@ bool covered(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
         else
             merged.emplace_back(s.base, end);
     }
-    std::uint64_t end = base + size < base ? UINT64_MAX : base + size;
+    return merged;
+}
+
+std::uint64_t saturated_end(std::uint64_t base, std::uint64_t size) {
+    return base + size < base ? UINT64_MAX : base + size;
+}
+
+bool covered(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
+             std::uint64_t size) {
+    std::uint64_t end = saturated_end(base, size);
+    auto merged = merged_memory(banks);
     return std::any_of(merged.begin(), merged.end(),
                        [&](const auto& m) { return base >= m.first && end <= m.second; });
+}
+
+// Largest piece of RAM inside [base, base+size): memblock allocates from range ∩ memory.
+std::uint64_t largest_ram_piece(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
+                                std::uint64_t size) {
+    std::uint64_t end = saturated_end(base, size);
+    std::uint64_t best = 0;
+    for (const auto& m : merged_memory(banks)) {
+        std::uint64_t lo = std::max(base, m.first);
+        std::uint64_t hi = std::min(end, m.second);
+        if (hi > lo) best = std::max(best, hi - lo);
+    }
+    return best;
 }
 
 void check_outside_memory(const Context& ctx, Findings& out) {
@@ -414,15 +460,15 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
             bool any =
                 std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    return a.size >= *r.size && covered(banks, a.base, a.size);
+                    return largest_ram_piece(banks, a.base, a.size) >= *r.size;
                 });
             if (!any)
-                out.add(
-                    Severity::warning, r.where, r.path,
-                    fmt::format("no alloc-ranges entry of {} lies inside the /memory banks with "
-                                "room for {}: memblock may fail with \"OF: reserved mem: "
-                                "failed to allocate memory for node '{}'\"",
-                                r.name, amount(*r.size), r.name));
+                out.add(Severity::warning, r.where, r.path,
+                        fmt::format("no alloc-ranges entry of {} overlaps the /memory banks of "
+                                    "this tree by {} or more: memblock may fail with \"OF: "
+                                    "reserved mem: failed to allocate memory for node '{}'\" "
+                                    "(unless the bootloader adds more /memory)",
+                                    r.name, amount(*r.size), r.name));
         }
     }
 }
