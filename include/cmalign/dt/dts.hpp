@@ -1,0 +1,169 @@
+// DTS front end: dtc's source language parsed into a lossless syntax tree (every element keeps
+// its byte span in the preprocessed text), then resolved into a dt::Tree exactly as dtc builds
+// it (merges, deletions, labels, references, phandles, /omit-if-no-ref/).
+//
+//   load_dts(path)                = preprocess + parse + resolve
+//   parse(Preprocessed)           -> syntax::File      (also accepts gcc cpp output: it follows
+//                                                       `# 12 "file.dtsi"` line markers as dtc
+//                                                       does)
+//   resolve(syntax::File)         -> Tree
+//
+// Language: dtc 1.6/1.7 (scripts/dtc/dtc-lexer.l, dtc-parser.y of Linux 6.12). Differences:
+// /dts-v1/ may be missing (a lone .dtsi is accepted); /include/ is accepted where a top-level
+// item, a property or a subnode may start (dtc also takes it in the middle of a value).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/dt/tree.hpp"
+
+namespace cmalign::dt {
+
+// Bytes [begin, end) of one parsed text: `text` 0 is the text given to parse(), later numbers
+// are files pulled in with /include/.
+struct TextSpan {
+    std::uint32_t text = 0;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
+namespace syntax {
+
+struct Label {
+    std::string name;
+    TextSpan span; // "name:" including the colon
+};
+
+// &label, &{/path} or &{label/path}
+struct Reference {
+    std::string target;  // "uart0", "/soc/serial@0", "uart0/child"
+    bool braced = false; // written as &{...}
+    TextSpan span;
+};
+
+// One element between < and >.
+struct Cell {
+    enum class Kind : std::uint8_t { integer, reference, label };
+    Kind kind = Kind::integer;
+    // A single integer literal token ("0x400000", "4096U"); false for expressions and 'c'.
+    bool plain_literal = false;
+    std::uint64_t value = 0; // integer: the evaluated value (before truncation to `bits`)
+    TextSpan span;
+    std::string name; // label: its name
+    Reference ref;    // reference
+};
+
+// One comma-separated part of a property value, or a label between parts.
+struct ValueItem {
+    enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
+    Kind kind = Kind::cells;
+    TextSpan span;
+    unsigned bits = 32;              // cells: /bits/ width
+    std::vector<Cell> cells;         // cells
+    std::string data;                // string: decoded, without the NUL; bytes; incbin: contents
+    std::vector<Label> inner_labels; // bytes: labels written between bytes
+    Reference ref;                   // reference (a path string outside < >)
+    std::string incbin_file;         // incbin: the name as written
+    Label label;                     // label
+};
+
+struct Property {
+    std::vector<Label> labels;
+    std::string name;
+    TextSpan name_span;
+    TextSpan span;                // name to ';'
+    bool deleted = false;         // /delete-property/ name;
+    std::vector<ValueItem> value; // empty for a boolean property
+};
+
+struct Node {
+    std::vector<Label> labels;
+    std::string name; // "" for the root
+    TextSpan name_span;
+    TextSpan span;               // name (or /delete-node/) to '};'
+    bool deleted = false;        // /delete-node/ name;
+    bool omit_if_no_ref = false; // /omit-if-no-ref/
+    std::vector<Property> properties;
+    std::vector<Node> children;
+};
+
+struct TopLevel {
+    enum class Kind : std::uint8_t { root, reference, delete_node, omit_if_no_ref };
+    Kind kind = Kind::root;
+    std::vector<Label> labels; // labels before &ref { }
+    Reference ref;             // reference, delete_node, omit_if_no_ref
+    Node node;                 // root, reference
+    TextSpan span;
+};
+
+struct MemReserve {
+    std::vector<Label> labels;
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+    TextSpan span;
+};
+
+// One parsed text and how its offsets map back to original files.
+struct Text {
+    const Preprocessed* source = nullptr;
+    std::unique_ptr<Preprocessed> owned; // for /include/d files
+    struct LineMarker {
+        std::size_t offset; // first byte after the marker line
+        std::string file;
+        int line; // line number of that byte
+    };
+    std::vector<LineMarker> markers;      // cpp `# N "file"` lines, in order
+    std::vector<std::size_t> line_starts; // of `source->text`, built only when markers exist
+};
+
+struct File {
+    bool has_v1 = false;
+    bool plugin = false;
+    std::vector<MemReserve> memreserves;
+    std::vector<TopLevel> items;
+    std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
+
+    std::string_view slice(TextSpan span) const;
+    // Original file:line:col of the first byte of `span` (through line markers, includes and
+    // macro expansions).
+    Location locate(TextSpan span) const;
+    Location locate(std::uint32_t text, std::size_t offset) const;
+    // The original bytes of `span` when they were copied verbatim from one file.
+    std::optional<SourceSpan> source_span(TextSpan span) const;
+};
+
+} // namespace syntax
+
+struct ParseOptions {
+    std::vector<std::string> include_dirs; // for /include/ and /incbin/ after the file's own dir
+    int max_depth = 256;                   // node and expression nesting
+    int max_include_depth = 100;           // /include/ nesting
+};
+
+// nullopt (and located errors) on a syntax error. `text` must outlive the result.
+std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& options,
+                                  FileCache& cache, Diagnostics& diags);
+
+struct ResolveOptions {
+    std::string input;        // Tree::input; default: the first file of the text
+    bool value_chunks = true; // fill Property::chunks
+};
+
+// Builds the tree as dtc does. nullopt (and located errors) for what dtc rejects: unknown
+// labels or paths, duplicate labels, duplicate node or property names, bad phandles.
+std::optional<Tree> resolve(const syntax::File& file, Diagnostics& diags,
+                            const ResolveOptions& options = {});
+
+// preprocess + parse + resolve. ParseOptions::include_dirs are taken from `options`.
+std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& options,
+                             FileCache& cache, Diagnostics& diags);
+
+} // namespace cmalign::dt
