@@ -1,0 +1,78 @@
+// cmalign calc: what the kernel will compute for a configuration, and why.
+#include <iostream>
+
+#include "cmalign/kernel/report.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_calc(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("calc", "page size, max order, pageblock_order and the CMA "
+                                           "alignment the kernel will compute");
+    auto options = std::make_shared<ConfigOptions>();
+    auto format = std::make_shared<std::string>("text");
+    add_config_options(*cmd, *options);
+    cmd->add_option("--format", *format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}));
+    cmd->callback([options, format, &exit_code] {
+        Diagnostics diags;
+        auto model = load_model(*options, diags);
+        if (!model || diags.has_errors()) {
+            print_diagnostics(diags);
+            exit_code = exit_input_error;
+            return;
+        }
+        if (*format == "json") {
+            std::cout << kernel::to_json(*model).dump(2) << '\n';
+        } else {
+            print_diagnostics(diags); // configuration warnings, gcc-style, on stderr
+            std::cout << kernel::render_text(*model);
+        }
+        exit_code = exit_clean;
+    });
+}
+
+void register_table(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("table", "what-if grid: page sizes x HugeTLB/THP x max order "
+                                            "(x page block order from 6.16)");
+    auto arch = std::make_shared<std::string>("arm64");
+    auto version = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("text");
+    cmd->add_option("--arch", *arch, "architecture (default arm64)");
+    cmd->add_option("--kernel-version", *version, "X.Y[.Z] (default: the newest modelled)");
+    cmd->add_option("--format", *format, "text, json or markdown")
+        ->check(CLI::IsMember({"text", "json", "markdown"}));
+    cmd->callback([arch, version, format, &exit_code] {
+        auto parsed_arch = kernel::parse_arch(*arch);
+        if (!parsed_arch) {
+            std::cerr << "cmalign: error: unknown architecture '" << *arch << "'\n";
+            exit_code = exit_input_error;
+            return;
+        }
+        KernelVersion v = newest_modelled_version();
+        if (!version->empty()) {
+            auto parsed = KernelVersion::parse(*version);
+            if (!parsed) {
+                std::cerr << "cmalign: error: invalid kernel version '" << *version << "'\n";
+                exit_code = exit_input_error;
+                return;
+            }
+            v = *parsed;
+        }
+        if (v < oldest_modelled_version() || v > newest_modelled_version()) {
+            std::cerr << "cmalign: warning: kernel " << v.str() << " is outside the modelled range "
+                      << oldest_modelled_version().str() << "–" << newest_modelled_version().str()
+                      << "; using the nearest rules\n";
+        }
+        auto rows = kernel::table(*parsed_arch, v);
+        if (*format == "json")
+            std::cout << kernel::to_json(rows).dump(2) << '\n';
+        else if (*format == "markdown")
+            std::cout << kernel::render_table_markdown(rows, *parsed_arch, v);
+        else
+            std::cout << kernel::render_table_text(rows, *parsed_arch, v);
+        exit_code = exit_clean;
+    });
+}
+
+} // namespace cmalign::cli

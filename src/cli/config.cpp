@@ -1,0 +1,36 @@
+// cmalign config: the configuration after merging the inputs.
+#include <iostream>
+
+#include "cmalign/kconfig/write.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_config(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("config", "the value of every symbol after merging the inputs");
+    auto options = std::make_shared<ConfigOptions>();
+    auto format = std::make_shared<std::string>("config");
+    add_config_options(*cmd, *options);
+    cmd->add_option("--format", *format, "config or json")
+        ->check(CLI::IsMember({"config", "json"}));
+    cmd->callback([options, format, &exit_code] {
+        Diagnostics diags;
+        auto config = load_config(*options, diags);
+        print_diagnostics(diags); // redefinition warnings and errors, gcc-style, on stderr
+        if (!config || diags.has_errors()) {
+            exit_code = exit_input_error;
+            return;
+        }
+        if (options->kernel_tree) {
+            std::cerr << "cmalign: note: --kernel-tree: Kconfig evaluation is not implemented yet; "
+                         "showing the merged inputs only\n";
+        }
+        if (*format == "json")
+            std::cout << kconfig::to_json(*config).dump(2) << '\n';
+        else
+            std::cout << kconfig::to_config_text(*config);
+        exit_code = exit_clean;
+    });
+}
+
+} // namespace cmalign::cli
