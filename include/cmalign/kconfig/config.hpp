@@ -24,6 +24,13 @@ struct Entry {
     Location where; // file:line of the line that set it (column 1); "--set" for command line
 };
 
+// One value replaced by a later one with a *different* value (same-value repeats are not kept).
+// Overrides by --set are recorded here too although they are not warnings.
+struct Redefinition {
+    Entry before;
+    Entry after;
+};
+
 class Config {
 public:
     // Header "# Linux/arm64 6.12.117 Kernel Configuration" of the first file that has one.
@@ -36,13 +43,18 @@ public:
     bool contains(std::string_view name) const { return find(name) != nullptr; }
 
     // Convenience readers; nullopt when the symbol is absent from every input.
-    std::optional<bool> get_bool(std::string_view name) const; // y/m → true, n → false
+    std::optional<bool> get_bool(std::string_view name) const;     // y/m → true, n → false
     std::optional<long long> get_int(std::string_view name) const; // decimal or 0x hex
+    // The value text (strings unescaped, without quotes); nullopt when absent.
+    std::optional<std::string_view> get_string(std::string_view name) const;
 
     const std::map<std::string, Entry, std::less<>>& entries() const { return entries_; }
+    // Every value change by a later file or --set, in the order it happened.
+    const std::vector<Redefinition>& redefinitions() const { return redefinitions_; }
 
 private:
     std::map<std::string, Entry, std::less<>> entries_;
+    std::vector<Redefinition> redefinitions_;
 };
 
 // Parses one file's text into `into` (merging as described above). `file` names the text in
@@ -58,7 +70,7 @@ bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diag
 bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags);
 
 // Files in order, then sets: the whole `-c ... --set ...` pipeline.
-bool load(const std::vector<std::string>& files, const std::vector<std::string>& sets,
-          Config& into, Diagnostics& diags);
+bool load(const std::vector<std::string>& files, const std::vector<std::string>& sets, Config& into,
+          Diagnostics& diags);
 
 } // namespace cmalign::kconfig

@@ -1,0 +1,23 @@
+// Writing a Config back out: a .config-style text and the contract's `cmalign config` JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/kconfig/config.hpp"
+
+namespace cmalign::kconfig {
+
+// A .config as conf_write() writes one (scripts/kconfig/confdata.c): the heading when the input
+// had one, then one line per symbol, "# CONFIG_X is not set" for n, strings quoted with '"' and
+// backslash escaped by a backslash. Symbols come in name order (the Kconfig menu order is not known
+// at this layer). Reading the result back gives the same symbols and values.
+std::string to_config_text(const Config& config);
+
+// {"symbols": {"CONFIG_X": "value", ...}}: values as Entry::value (strings without quotes and
+// escapes), "n" for unset bools. Bytes that are not valid UTF-8 become U+FFFD, so the result
+// can always be dumped.
+nlohmann::json to_json(const Config& config);
+
+} // namespace cmalign::kconfig
