@@ -1,0 +1,60 @@
+// Findings and regions as text (gcc style), JSON (the contract's `check` object) and SARIF 2.1.0.
+// Formats only: nothing here decides what is a finding.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/checks/checks.hpp"
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/reserved/regions.hpp"
+
+namespace cmalign::report {
+
+// ---- text -------------------------------------------------------------------------------------
+
+struct TextOptions {
+    bool show_source = true; // the source line and a caret under the column, as gcc/clang do
+    bool color = false;      // ANSI colours (severity words, caret), as gcc -fdiagnostics-color
+};
+
+// "file:line:col: error: message [check]" then, when the file is readable and the line known,
+//  "   12 |     size = <0x0 0x400000>;" and "      |                  ^". Ends with '\n'.
+std::string text(const Diagnostic& d, const TextOptions& options = {});
+std::string text(std::span<const Diagnostic> diagnostics, const TextOptions& options = {});
+// "2 errors, 1 warning, 0 notes" ("" when there is nothing).
+std::string summary_line(std::span<const Diagnostic> diagnostics);
+
+// ---- JSON (contract.md, `cmalign check`) ------------------------------------------------------
+
+nlohmann::json to_json(const reserved::Region& region);
+nlohmann::json to_json(const Diagnostic& d);
+nlohmann::json summary_json(std::span<const Diagnostic> diagnostics);
+
+// The whole `check` object: {alignment, regions, diagnostics, summary}. `alignment` is the calc
+// object (kernel::to_json(model)); `input_errors` are diagnostics of inputs that could not be read.
+nlohmann::json check_json(const nlohmann::json& alignment, std::span<const checks::Result> results,
+                          std::span<const Diagnostic> input_errors = {});
+
+// ---- SARIF 2.1.0 ------------------------------------------------------------------------------
+
+struct SarifOptions {
+    // Locations under this directory are written relative to it with uriBaseId "SRCROOT" (GitHub
+    // code scanning resolves them against the checkout); others as absolute file:// URIs.
+    std::optional<std::string> base_dir;
+    std::string tool_version = CMALIGN_VERSION;
+};
+
+// The rule id of diagnostics without a check (unreadable input).
+inline constexpr const char* input_rule_id = "input";
+
+nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions& options = {});
+
+// "a b/c.dts" → "a%20b/c.dts" (RFC 3986 path characters kept).
+std::string uri_encode_path(const std::string& path);
+
+} // namespace cmalign::report
