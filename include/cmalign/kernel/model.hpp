@@ -32,14 +32,14 @@ struct Options {
 struct StepInput {
     std::string symbol; // with CONFIG_ prefix
     std::string value;
-    Location where;     // file:line, or file empty when assumed (a Kconfig default)
+    Location where; // file:line, or file empty when assumed (a Kconfig default)
 };
 
 struct Step {
-    std::string quantity;            // "page_size", "max_page_order", "pageblock_order", ...
-    std::optional<long long> value;  // nullopt when decided at boot
-    std::string rule;                // "min(HUGETLB_PAGE_ORDER, MAX_PAGE_ORDER)"
-    std::string source;              // "include/linux/pageblock-flags.h (v6.10–v6.15)"
+    std::string quantity;           // "page_size", "max_page_order", "pageblock_order", ...
+    std::optional<long long> value; // nullopt when decided at boot
+    std::string rule;               // "min(HUGETLB_PAGE_ORDER, MAX_PAGE_ORDER)"
+    std::string source;             // "include/linux/pageblock-flags.h (v6.10–v6.15)"
     std::vector<StepInput> inputs;
 };
 
@@ -49,17 +49,18 @@ struct Model {
 
     std::uint64_t page_size = 0;
     int page_shift = 0;
-    int max_page_order = 0; // inclusive, whatever the version calls it
-    std::optional<int> pageblock_order;                     // nullopt: decided at boot
-    std::optional<std::pair<int, int>> pageblock_order_range; // only when pageblock_order is nullopt
-    std::optional<std::uint64_t> cma_min_alignment_bytes;   // nullopt when pageblock_order is
+    int max_page_order = 0;             // inclusive, whatever the version calls it
+    std::optional<int> pageblock_order; // nullopt: decided at boot
+    std::optional<std::pair<int, int>>
+        pageblock_order_range;                            // only when pageblock_order is nullopt
+    std::optional<std::uint64_t> cma_min_alignment_bytes; // nullopt when pageblock_order is
 
     // Facts the checks need besides the alignment.
     bool hugetlb = false;
     bool thp = false;
-    bool cma = false;       // CONFIG_CMA
-    bool dma_cma = false;   // CONFIG_DMA_CMA
-    int cma_areas = 0;      // MAX_CMA_AREAS as the version defines it
+    bool cma = false;                           // CONFIG_CMA
+    bool dma_cma = false;                       // CONFIG_DMA_CMA
+    int cma_areas = 0;                          // MAX_CMA_AREAS as the version defines it
     std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
     bool phys_addr_64bit = true;
 
@@ -81,6 +82,7 @@ struct TableRow {
     bool thp = false;
     std::optional<int> page_block_max_order; // nullopt when the version has no such option
     std::optional<int> pageblock_order;
+    std::optional<std::pair<int, int>> pageblock_order_range; // when pageblock_order is nullopt
     std::optional<std::uint64_t> cma_min_alignment_bytes;
 };
 

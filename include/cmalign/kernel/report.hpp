@@ -1,0 +1,39 @@
+// Renderings of the kernel model: the contract's `calc` and `table` JSON, and text/markdown.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/kernel/model.hpp"
+
+namespace cmalign::kernel {
+
+// The contract's `calc` object: kernel_version, arch, page_size, max_page_order,
+// pageblock_order, pageblock_order_range (only when pageblock_order is null),
+// cma_min_alignment_bytes, derivation, assumptions, diagnostics.
+nlohmann::json to_json(const Model& model);
+
+// {"rows": [{page_size, max_page_order, pageblock_order, cma_min_alignment_bytes, hugetlb, thp,
+//            page_block_max_order, ...}]}
+nlohmann::json to_json(const std::vector<TableRow>& rows);
+
+// {file, line, column, severity, check, message}; unknown parts are null.
+nlohmann::json diagnostic_json(const Diagnostic& d);
+
+// `calc` text output: the result, then each derivation step with its rule, kernel source and
+// the config lines it read, then assumptions and diagnostics.
+std::string render_text(const Model& model);
+
+// `table` text and markdown output.
+std::string render_table_text(const std::vector<TableRow>& rows, Arch arch,
+                              const KernelVersion& version);
+std::string render_table_markdown(const std::vector<TableRow>& rows, Arch arch,
+                                  const KernelVersion& version);
+
+// "2 MiB", "512 MiB", "8 KiB", "4096 bytes"
+std::string human_bytes(std::uint64_t bytes);
+
+} // namespace cmalign::kernel

@@ -1,0 +1,200 @@
+#include "cmalign/kernel/report.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace cmalign::kernel {
+
+using nlohmann::json;
+
+std::string human_bytes(std::uint64_t bytes) {
+    static constexpr std::array<const char*, 4> units = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024 || bytes % 1024 != 0) return fmt::format("{} bytes", bytes);
+    std::uint64_t v = bytes / 1024;
+    std::size_t u = 0;
+    while (u + 1 < units.size() && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        ++u;
+    }
+    return fmt::format("{} {}", v, units[u]);
+}
+
+json diagnostic_json(const Diagnostic& d) {
+    json j;
+    j["file"] = d.where.file.empty() ? json(nullptr) : json(d.where.file);
+    j["line"] = d.where.line > 0 ? json(d.where.line) : json(nullptr);
+    j["column"] = d.where.column > 0 ? json(d.where.column) : json(nullptr);
+    j["severity"] = to_string(d.severity);
+    j["check"] = d.check.empty() ? json(nullptr) : json(d.check);
+    j["message"] = d.message;
+    return j;
+}
+
+json to_json(const Model& m) {
+    json j;
+    j["kernel_version"] = m.version.str();
+    j["arch"] = to_string(m.arch);
+    j["page_size"] = m.page_size;
+    j["max_page_order"] = m.max_page_order;
+    j["pageblock_order"] = m.pageblock_order ? json(*m.pageblock_order) : json(nullptr);
+    if (!m.pageblock_order && m.pageblock_order_range)
+        j["pageblock_order_range"] = {m.pageblock_order_range->first,
+                                      m.pageblock_order_range->second};
+    j["cma_min_alignment_bytes"] =
+        m.cma_min_alignment_bytes ? json(*m.cma_min_alignment_bytes) : json(nullptr);
+    json steps = json::array();
+    for (const auto& s : m.derivation) {
+        json inputs = json::array();
+        for (const auto& in : s.inputs) {
+            inputs.push_back({{"symbol", in.symbol},
+                              {"value", in.value},
+                              {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
+                              {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)}});
+        }
+        steps.push_back({{"quantity", s.quantity},
+                         {"value", s.value ? json(*s.value) : json(nullptr)},
+                         {"rule", s.rule},
+                         {"source", s.source},
+                         {"inputs", std::move(inputs)}});
+    }
+    j["derivation"] = std::move(steps);
+    j["assumptions"] = m.assumptions;
+    json diags = json::array();
+    for (const auto& d : m.diagnostics)
+        diags.push_back(diagnostic_json(d));
+    j["diagnostics"] = std::move(diags);
+    return j;
+}
+
+json to_json(const std::vector<TableRow>& rows) {
+    json out = json::array();
+    for (const auto& r : rows) {
+        json j;
+        j["page_size"] = r.page_size;
+        j["max_page_order"] = r.max_page_order;
+        j["max_order_is_largest"] = r.max_order_is_largest;
+        j["pageblock_order"] = r.pageblock_order ? json(*r.pageblock_order) : json(nullptr);
+        if (!r.pageblock_order && r.pageblock_order_range)
+            j["pageblock_order_range"] = {r.pageblock_order_range->first,
+                                          r.pageblock_order_range->second};
+        j["cma_min_alignment_bytes"] =
+            r.cma_min_alignment_bytes ? json(*r.cma_min_alignment_bytes) : json(nullptr);
+        j["hugetlb"] = r.hugetlb;
+        j["thp"] = r.thp;
+        j["page_block_max_order"] =
+            r.page_block_max_order ? json(*r.page_block_max_order) : json(nullptr);
+        out.push_back(std::move(j));
+    }
+    return json{{"rows", std::move(out)}};
+}
+
+namespace {
+
+std::string value_text(const Step& s) {
+    if (!s.value) return "decided at boot";
+    if (s.quantity == "page_size" || s.quantity == "cma_min_alignment_bytes")
+        return fmt::format("{} ({})", *s.value, human_bytes(static_cast<std::uint64_t>(*s.value)));
+    if (s.quantity == "hugetlb" || s.quantity == "thp") return *s.value ? "yes" : "no";
+    return std::to_string(*s.value);
+}
+
+std::string input_text(const StepInput& in) {
+    if (!in.where.known()) return fmt::format("{}={} (assumed default)", in.symbol, in.value);
+    if (in.where.line > 0)
+        return fmt::format("{}={} ({}:{})", in.symbol, in.value, in.where.file, in.where.line);
+    return fmt::format("{}={} ({})", in.symbol, in.value, in.where.file);
+}
+
+std::string alignment_text(const std::optional<std::uint64_t>& a) {
+    return a ? fmt::format("{} ({:#x}, {})", *a, *a, human_bytes(*a)) : "decided at boot";
+}
+
+std::string pageblock_text(const std::optional<int>& order,
+                           const std::optional<std::pair<int, int>>& range) {
+    if (order) return std::to_string(*order);
+    if (range) return fmt::format("{}..{} (decided at boot)", range->first, range->second);
+    return "decided at boot";
+}
+
+} // namespace
+
+std::string render_text(const Model& m) {
+    std::string out;
+    out += fmt::format("kernel {} {}\n", to_string(m.arch), m.version.str());
+    out +=
+        fmt::format("  page size:               {} ({})\n", m.page_size, human_bytes(m.page_size));
+    out += fmt::format("  max page order:          {} (inclusive)\n", m.max_page_order);
+    out += fmt::format("  pageblock_order:         {}\n",
+                       pageblock_text(m.pageblock_order, m.pageblock_order_range));
+    out +=
+        fmt::format("  CMA_MIN_ALIGNMENT_BYTES: {}\n", alignment_text(m.cma_min_alignment_bytes));
+    out += "\nderivation:\n";
+    for (const auto& s : m.derivation) {
+        out += fmt::format("  {} = {}\n", s.quantity, value_text(s));
+        out += fmt::format("      rule:   {}\n", s.rule);
+        out += fmt::format("      source: {}\n", s.source);
+        for (const auto& in : s.inputs)
+            out += fmt::format("      from:   {}\n", input_text(in));
+    }
+    if (!m.assumptions.empty()) {
+        out += "\nassumptions:\n";
+        for (const auto& a : m.assumptions)
+            out += fmt::format("  - {}\n", a);
+    }
+    if (!m.diagnostics.empty()) {
+        out += "\ndiagnostics:\n";
+        for (const auto& d : m.diagnostics)
+            out += fmt::format("  {}\n", format_gcc(d));
+    }
+    return out;
+}
+
+namespace {
+
+struct Cells {
+    std::string page, max_order, huge, block_option, pageblock, alignment;
+};
+
+Cells cells(const TableRow& r) {
+    Cells c;
+    c.page = human_bytes(r.page_size);
+    c.max_order = fmt::format("{}{}", r.max_page_order, r.max_order_is_largest ? " (largest)" : "");
+    c.huge = r.hugetlb ? "HugeTLB" : r.thp ? "THP only" : "neither";
+    c.block_option = r.page_block_max_order ? std::to_string(*r.page_block_max_order) : "-";
+    c.pageblock = pageblock_text(r.pageblock_order, r.pageblock_order_range);
+    c.alignment = r.cma_min_alignment_bytes ? human_bytes(*r.cma_min_alignment_bytes) : "at boot";
+    return c;
+}
+
+} // namespace
+
+std::string render_table_text(const std::vector<TableRow>& rows, Arch arch,
+                              const KernelVersion& version) {
+    std::string out = fmt::format("CMA alignment for {} {}\n", to_string(arch), version.str());
+    out += fmt::format("{:<9} {:<14} {:<9} {:<16} {:<24} {}\n", "page", "max order", "huge",
+                       "page block opt", "pageblock_order", "CMA alignment");
+    for (const auto& r : rows) {
+        auto c = cells(r);
+        out += fmt::format("{:<9} {:<14} {:<9} {:<16} {:<24} {}\n", c.page, c.max_order, c.huge,
+                           c.block_option, c.pageblock, c.alignment);
+    }
+    return out;
+}
+
+std::string render_table_markdown(const std::vector<TableRow>& rows, Arch arch,
+                                  const KernelVersion& version) {
+    std::string out =
+        fmt::format("### CMA alignment for {} {}\n\n", to_string(arch), version.str());
+    out += "| page size | max order | huge pages | PAGE_BLOCK_(MAX_)ORDER | pageblock_order | "
+           "CMA alignment |\n";
+    out += "|---|---|---|---|---|---|\n";
+    for (const auto& r : rows) {
+        auto c = cells(r);
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c.page, c.max_order, c.huge,
+                           c.block_option, c.pageblock, c.alignment);
+    }
+    return out;
+}
+
+} // namespace cmalign::kernel

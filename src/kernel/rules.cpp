@@ -1,0 +1,614 @@
+// The rule tables. Each row names the kernel file it comes from; see rules.hpp for the types.
+//
+// Sources: kernel-facts.md (§1, §2), the Debian trees L6.1 (6.1.192) and L6.12 (6.12.117), and the
+// upstream commits named in the notes. Version boundaries the facts mark [likely] or
+// [unverified] say so in the row's `note`, which derive() copies into the derivation's source.
+#include "cmalign/kernel/rules.hpp"
+
+#include <array>
+
+namespace cmalign::kernel::rules {
+
+namespace {
+using K = OrderSpec::Kind;
+constexpr int k4 = 12, k8 = 13, k16 = 14, k32 = 15, k64 = 16, k256 = 18;
+} // namespace
+
+std::span<const PageSizeRow> page_sizes() {
+    static const std::vector<PageSizeRow> rows = {
+        {Arch::arm64, all_versions(), "ARM64_4K_PAGES", k4, When{}, "arch/arm64/Kconfig"},
+        {Arch::arm64, all_versions(), "ARM64_16K_PAGES", k16, {}, "arch/arm64/Kconfig"},
+        {Arch::arm64, all_versions(), "ARM64_64K_PAGES", k64, {}, "arch/arm64/Kconfig"},
+        {Arch::x86_64, all_versions(), nullptr, k4, When{}, "arch/x86/include/asm/page_types.h"},
+        {Arch::x86, all_versions(), nullptr, k4, When{}, "arch/x86/include/asm/page_types.h"},
+        {Arch::arm, all_versions(), nullptr, k4, When{}, "arch/arm/include/asm/page.h"},
+        {Arch::riscv, all_versions(), nullptr, k4, When{}, "arch/riscv/include/asm/page.h"},
+        // "default PPC_64K_PAGES if PPC_BOOK3S_64; default PPC_4K_PAGES": the 64K row comes first
+        // so that its condition is tried first.
+        {Arch::powerpc, all_versions(), "PPC_64K_PAGES", k64, When{0, {{"PPC_BOOK3S_64"}}},
+         "arch/powerpc/Kconfig"},
+        {Arch::powerpc, all_versions(), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, all_versions(), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, all_versions(), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
+        // loongarch and mips have always used the PAGE_SIZE_* names (arch-owned before v6.10,
+        // the generic arch/Kconfig choice since).
+        {Arch::loongarch, all_versions(), "PAGE_SIZE_16KB", k16, When{}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "PAGE_SIZE_4KB", k4, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "PAGE_SIZE_64KB", k64, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "4KB_3LEVEL", k4, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "4KB_4LEVEL", k4, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "16KB_2LEVEL", k16, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "16KB_3LEVEL", k16, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "64KB_2LEVEL", k64, {}, "arch/loongarch/Kconfig"},
+        {Arch::loongarch, all_versions(), "64KB_3LEVEL", k64, {}, "arch/loongarch/Kconfig"},
+        {Arch::mips, all_versions(), "PAGE_SIZE_4KB", k4, When{}, "arch/mips/Kconfig"},
+        {Arch::mips, all_versions(), "PAGE_SIZE_8KB", k8, {}, "arch/mips/Kconfig"},
+        {Arch::mips, all_versions(), "PAGE_SIZE_16KB", k16, {}, "arch/mips/Kconfig"},
+        {Arch::mips, all_versions(), "PAGE_SIZE_32KB", k32, {}, "arch/mips/Kconfig"},
+        {Arch::mips, all_versions(), "PAGE_SIZE_64KB", k64, {}, "arch/mips/Kconfig"},
+    };
+    return rows;
+}
+
+std::span<const PageSizeRow> generic_page_sizes() {
+    // arch/Kconfig (≥ v6.10, "arch: define CONFIG_PAGE_SIZE_*KB on all architectures"). The arch
+    // field is unused: these hold for every arch.
+    static const std::vector<PageSizeRow> rows = {
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_4KB", k4, {}, "arch/Kconfig"},
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_8KB", k8, {}, "arch/Kconfig"},
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_16KB", k16, {}, "arch/Kconfig"},
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_32KB", k32, {}, "arch/Kconfig"},
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_64KB", k64, {}, "arch/Kconfig"},
+        {Arch::arm64, since(6, 10), "PAGE_SIZE_256KB", k256, {}, "arch/Kconfig"},
+    };
+    return rows;
+}
+
+std::span<const MaxOrderKconfigRow> max_order_kconfig() {
+    // Raw Kconfig values: exclusive (MPO + 1) up to v6.3, inclusive (= MPO) from v6.4
+    // (23baf831a32c "mm, treewide: redefine MAX_ORDER sanely" lowered every default by one).
+    const When any{};
+    const When p16{k16, {}}, p64{k64, {}}, p4{k4, {}};
+    static const std::vector<MaxOrderKconfigRow> rows = {
+        // arm64 ---------------------------------------------------------------------------------
+        {Arch::arm64,
+         between(5, 10, 5, 11),
+         "FORCE_MAX_ZONEORDER",
+         false,
+         {{When{k64, {{"TRANSPARENT_HUGEPAGE"}}}, 14},
+          {When{k16, {{"TRANSPARENT_HUGEPAGE"}}}, 12},
+          {any, 11}},
+         {},
+         {{p4, 16}, {p16, 14}, {p64, 14}},
+         "arch/arm64/Kconfig",
+         "THP condition dropped by 79cc2ed5a716 for v5.12 [likely]"},
+        {Arch::arm64,
+         between(5, 12, 6, 0),
+         "FORCE_MAX_ZONEORDER",
+         false,
+         {{p64, 14}, {p16, 12}, {any, 11}},
+         {},
+         {{p4, 16}, {p16, 14}, {p64, 14}},
+         "arch/arm64/Kconfig",
+         ""},
+        {Arch::arm64,
+         between(6, 1, 6, 1),
+         "ARCH_FORCE_MAX_ORDER",
+         false,
+         {{p64, 14}, {p16, 12}, {any, 11}},
+         {},
+         {{p4, 16}, {p16, 14}, {p64, 14}},
+         "arch/arm64/Kconfig",
+         "no prompt in 6.1.y (L6.1)"},
+        // Between 6.1 and Catalin Marinas' "arm64: Remove the ARCH_FORCE_MAX_ORDER config input
+        // prompt" (6.4-rc) the symbol had a prompt for 4K and 16K pages.
+        {Arch::arm64,
+         between(6, 2, 6, 3),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{p64, 14}, {p16, 12}, {any, 11}},
+         {{p4, 11, 16}, {p16, 12, 14}},
+         {{p64, 14}},
+         "arch/arm64/Kconfig",
+         "prompt and ranges of v6.2–v6.3 [unverified]"},
+        {Arch::arm64,
+         since(6, 4),
+         "ARCH_FORCE_MAX_ORDER",
+         false,
+         {{p64, 13}, {p16, 11}, {any, 10}},
+         {},
+         // Vendor kernels (Android) expose the prompt with these inclusive ranges; the
+         // PAGE_BLOCK_ORDER commit's table uses 15/13/13 as "maximum value".
+         {{p4, 15}, {p16, 13}, {p64, 13}},
+         "arch/arm64/Kconfig",
+         ""},
+        // arm -----------------------------------------------------------------------------------
+        {Arch::arm,
+         until(6, 0),
+         "FORCE_MAX_ZONEORDER",
+         true,
+         {{When{0, {{"SOC_AM33XX"}}}, 12}, {When{0, {{"SA1111"}}}, 9}, {any, 11}},
+         {},
+         {},
+         "arch/arm/Kconfig",
+         "assumed as in v6.1 [unverified]"},
+        {Arch::arm,
+         between(6, 1, 6, 3),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{0, {{"SOC_AM33XX"}}}, 12}, {When{0, {{"SA1111"}}}, 9}, {any, 11}},
+         {},
+         {},
+         "arch/arm/Kconfig",
+         ""},
+        {Arch::arm,
+         since(6, 4),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{0, {{"SOC_AM33XX"}}}, 11}, {When{0, {{"SA1111"}}}, 8}, {any, 10}},
+         {},
+         {},
+         "arch/arm/Kconfig",
+         ""},
+        // x86, riscv: no symbol; mmzone.h's generic default applies --------------------------
+        {Arch::x86_64, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
+        {Arch::x86, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
+        {Arch::riscv, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
+        // powerpc -------------------------------------------------------------------------------
+        {Arch::powerpc,
+         until(6, 0),
+         "FORCE_MAX_ZONEORDER",
+         true,
+         {{When{k64, {{"PPC64"}}}, 9},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13},
+          {When{k16, {{"PPC64", false}}}, 9},
+          {When{k64, {{"PPC64", false}}}, 7},
+          {When{k256, {{"PPC64", false}}}, 5},
+          {any, 11}},
+         {{When{k64, {{"PPC64"}}}, 8, 9},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13, 13},
+          {When{k16, {{"PPC64", false}}}, 9, 64},
+          {When{k64, {{"PPC64", false}}}, 7, 64},
+          {When{k256, {{"PPC64", false}}}, 5, 64},
+          {any, 11, 64}},
+         {},
+         "arch/powerpc/Kconfig",
+         "assumed as in v6.1 [unverified]"},
+        {Arch::powerpc,
+         between(6, 1, 6, 3),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{k64, {{"PPC64"}}}, 9},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13},
+          {When{k16, {{"PPC64", false}}}, 9},
+          {When{k64, {{"PPC64", false}}}, 7},
+          {When{k256, {{"PPC64", false}}}, 5},
+          {any, 11}},
+         {{When{k64, {{"PPC64"}}}, 8, 9},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13, 13},
+          {When{k16, {{"PPC64", false}}}, 9, 64},
+          {When{k64, {{"PPC64", false}}}, 7, 64},
+          {When{k256, {{"PPC64", false}}}, 5, 64},
+          {any, 11, 64}},
+         {},
+         "arch/powerpc/Kconfig",
+         ""},
+        // Ranges dropped in the 6.4 merge window and reinstated by "powerpc/mm: Reinstate
+        // ARCH_FORCE_MAX_ORDER ranges" (19 May 2023, 6.4-rc) [likely in v6.4 final].
+        {Arch::powerpc,
+         since(6, 4),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{k64, {{"PPC64"}}}, 8},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 12},
+          {When{k16, {{"PPC64", false}}}, 8},
+          {When{k64, {{"PPC64", false}}}, 6},
+          {When{k256, {{"PPC64", false}}}, 4},
+          {any, 10}},
+         {{When{k64, {{"PPC64"}}}, 7, 8},
+          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 12, 12},
+          {When{k16, {{"PPC64", false}}}, 8, 10},
+          {When{k64, {{"PPC64", false}}}, 6, 10},
+          {When{k256, {{"PPC64", false}}}, 4, 10},
+          {any, 10, 12}},
+         {},
+         "arch/powerpc/Kconfig",
+         ""},
+        // loongarch (≥ v5.19) ---------------------------------------------------------------
+        {Arch::loongarch,
+         until(6, 0),
+         "FORCE_MAX_ZONEORDER",
+         true,
+         {{p64, 14}, {p16, 12}, {any, 11}},
+         {{p64, 14, 64}, {p16, 12, 64}, {any, 11, 64}},
+         {},
+         "arch/loongarch/Kconfig",
+         "assumed as in v6.1 [unverified]"},
+        {Arch::loongarch,
+         between(6, 1, 6, 3),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{p64, 14}, {p16, 12}, {any, 11}},
+         {{p64, 14, 64}, {p16, 12, 64}, {any, 11, 64}},
+         {},
+         "arch/loongarch/Kconfig",
+         ""},
+        {Arch::loongarch,
+         since(6, 4),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{p64, 13}, {p16, 11}, {any, 10}},
+         {},
+         {},
+         "arch/loongarch/Kconfig",
+         "ranges dropped in v6.4"},
+        // mips ----------------------------------------------------------------------------------
+        {Arch::mips,
+         until(6, 0),
+         "FORCE_MAX_ZONEORDER",
+         true,
+         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14},
+          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
+          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
+          {any, 11}},
+         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14, 64},
+          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13, 64},
+          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12, 64},
+          {any, 0, 64}},
+         {},
+         "arch/mips/Kconfig",
+         "assumed as in v6.1 [unverified]"},
+        {Arch::mips,
+         between(6, 1, 6, 3),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14},
+          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
+          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
+          {any, 11}},
+         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14, 64},
+          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13, 64},
+          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12, 64},
+          {any, 0, 64}},
+         {},
+         "arch/mips/Kconfig",
+         ""},
+        {Arch::mips,
+         since(6, 4),
+         "ARCH_FORCE_MAX_ORDER",
+         true,
+         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
+          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
+          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 11},
+          {any, 10}},
+         {},
+         {},
+         "arch/mips/Kconfig",
+         "ranges dropped in v6.4"},
+    };
+    return rows;
+}
+
+std::span<const MaxOrderDefinitionRow> max_order_definitions() {
+    static const std::array rows = {
+        MaxOrderDefinitionRow{until(6, 3), true, 11,
+                              "MAX_ORDER = CONFIG_{sym} (else 11); largest order MAX_ORDER - 1",
+                              "MAX_ORDER - 1", "include/linux/mmzone.h"},
+        MaxOrderDefinitionRow{between(6, 4, 6, 7), false, 10,
+                              "MAX_ORDER = CONFIG_{sym} (else 10), inclusive", "MAX_ORDER",
+                              "include/linux/mmzone.h"},
+        MaxOrderDefinitionRow{since(6, 8), false, 10, "MAX_PAGE_ORDER = CONFIG_{sym} (else 10)",
+                              "MAX_PAGE_ORDER", "include/linux/mmzone.h"},
+    };
+    return rows;
+}
+
+std::span<const HugeGeometryRow> huge_geometry() {
+    const OrderSpec pmd_psh3{K::page_shift_minus_3, 0, 0,
+                             "PMD_SHIFT - PAGE_SHIFT = PAGE_SHIFT - 3"};
+    const OrderSpec hpage_psh3{K::page_shift_minus_3, 0, 0,
+                               "HPAGE_SHIFT - PAGE_SHIFT = PAGE_SHIFT - 3"};
+    const OrderSpec none{};
+    static const std::vector<HugeGeometryRow> rows = {
+        {Arch::arm64, all_versions(), When{}, hpage_psh3, pmd_psh3,
+         "arch/arm64/include/asm/pgtable-hwdef.h, include/linux/huge_mm.h"},
+        {Arch::x86_64, all_versions(), When{},
+         OrderSpec{K::fixed_shift, 21, 0, "HPAGE_SHIFT - PAGE_SHIFT = 21 - 12"},
+         OrderSpec{K::fixed_shift, 21, 0, "PMD_SHIFT - PAGE_SHIFT = 21 - 12"},
+         "arch/x86/include/asm/page_types.h, pgtable_64_types.h"},
+        {Arch::x86, all_versions(), When{0, {{"X86_PAE"}}},
+         OrderSpec{K::fixed_shift, 21, 0, "HPAGE_SHIFT - PAGE_SHIFT = 21 - 12 (PAE)"},
+         OrderSpec{K::fixed_shift, 21, 0, "PMD_SHIFT - PAGE_SHIFT = 21 - 12 (PAE)"},
+         "arch/x86/include/asm/pgtable-3level_types.h"},
+        {Arch::x86, all_versions(), When{},
+         OrderSpec{K::fixed_shift, 22, 0, "HPAGE_SHIFT - PAGE_SHIFT = 22 - 12 (folded PMD)"},
+         OrderSpec{K::fixed_shift, 22, 0, "PMD_SHIFT - PAGE_SHIFT = 22 - 12 (folded PMD)"},
+         "arch/x86/include/asm/pgtable-2level_types.h"},
+        {Arch::arm, all_versions(), When{0, {{"ARM_LPAE"}}},
+         OrderSpec{K::fixed_shift, 21, 0, "HPAGE_SHIFT - PAGE_SHIFT = 21 - 12 (LPAE)"},
+         OrderSpec{K::fixed_shift, 21, 0, "PMD_SHIFT - PAGE_SHIFT = 21 - 12 (LPAE)"},
+         "arch/arm/Kconfig (HugeTLB and THP only if ARM_LPAE), asm/pgtable-3level.h"},
+        {Arch::arm, all_versions(), When{}, none, none,
+         "arch/arm/Kconfig (no HugeTLB or THP without ARM_LPAE)"},
+        {Arch::riscv, all_versions(), When{0, {{"64BIT"}}},
+         OrderSpec{K::fixed_shift, 21, 0, "HPAGE_SHIFT - PAGE_SHIFT = PMD_SHIFT - 12 = 9"},
+         OrderSpec{K::fixed_shift, 21, 0, "PMD_SHIFT - PAGE_SHIFT = 21 - 12"},
+         "arch/riscv/include/asm/page.h, pgtable-64.h"},
+        {Arch::riscv, all_versions(), When{},
+         OrderSpec{K::fixed_shift, 22, 0, "HPAGE_SHIFT - PAGE_SHIFT = PGDIR_SHIFT - 12 = 10"}, none,
+         "arch/riscv/include/asm/pgtable-32.h (THP needs 64BIT)"},
+        {Arch::powerpc, all_versions(), When{k64, {{"PPC_BOOK3S_64"}}},
+         OrderSpec{K::runtime_shifts, 21, 24,
+                   "HPAGE_SHIFT = hpage_shift, set at boot: 24 (16 MiB) with the hash MMU, 21 "
+                   "(2 MiB) with radix"},
+         OrderSpec{K::runtime_orders, 5, 8,
+                   "PMD_SHIFT - PAGE_SHIFT, set at boot: 8 with the hash MMU, 5 with radix"},
+         "arch/powerpc/include/asm/page.h, arch/powerpc/mm/book3s64/hugetlbpage.c, "
+         "book3s/64/{hash,radix}-64k.h"},
+        {Arch::powerpc, all_versions(), When{0, {{"PPC_BOOK3S_64"}}},
+         OrderSpec{K::runtime_shifts, 21, 24,
+                   "HPAGE_SHIFT = hpage_shift, set at boot: 24 (16 MiB) with the hash MMU, 21 "
+                   "(2 MiB) with radix"},
+         OrderSpec{K::runtime_orders, 9, 9,
+                   "PMD_SHIFT - PAGE_SHIFT, set at boot: 9 (hash or radix)"},
+         "arch/powerpc/include/asm/page.h, arch/powerpc/mm/book3s64/hugetlbpage.c, "
+         "book3s/64/{hash,radix}-4k.h"},
+        {Arch::powerpc, all_versions(), When{0, {{"PPC_8xx"}}},
+         OrderSpec{K::fixed_shift, 19, 0, "HPAGE_SHIFT - PAGE_SHIFT = 19 - PAGE_SHIFT (8xx)"}, none,
+         "arch/powerpc/include/asm/page.h"},
+        {Arch::powerpc, all_versions(), When{0, {{"PPC_E500"}, {"PHYS_64BIT"}}},
+         OrderSpec{K::fixed_shift, 22, 0, "HPAGE_SHIFT - PAGE_SHIFT = 22 - PAGE_SHIFT (e500)"},
+         none, "arch/powerpc/include/asm/page.h, platforms/Kconfig.cputype"},
+        {Arch::powerpc, all_versions(), When{0, {{"PPC_E500"}, {"PPC64"}}},
+         OrderSpec{K::fixed_shift, 22, 0, "HPAGE_SHIFT - PAGE_SHIFT = 22 - PAGE_SHIFT (e500)"},
+         none, "arch/powerpc/include/asm/page.h, platforms/Kconfig.cputype"},
+        {Arch::powerpc, all_versions(), When{}, none, none,
+         "arch/powerpc/platforms/Kconfig.cputype (no HugeTLB/THP on this platform)"},
+        {Arch::loongarch, all_versions(), When{}, hpage_psh3, pmd_psh3,
+         "arch/loongarch/include/asm/page.h"},
+        {Arch::mips, all_versions(), When{0, {{"CPU_SUPPORTS_HUGEPAGES"}}}, hpage_psh3, pmd_psh3,
+         "arch/mips/include/asm/page.h"},
+        {Arch::mips, all_versions(), When{}, none, none,
+         "arch/mips/Kconfig (HugeTLB/THP need CPU_SUPPORTS_HUGEPAGES)"},
+    };
+    return rows;
+}
+
+std::span<const PageblockRow> pageblock_rules() {
+    using O = Operand;
+    using C = PageblockCase;
+    // {mpo} and {pbo} are replaced by the version's spelling of the max order and of the
+    // page block option macro.
+    static const std::vector<PageblockRow> rows = {
+        {until(5, 17),
+         C::hugetlb_variable,
+         {O::hugetlb_order, {}},
+         "HUGETLB_PAGE_ORDER, set at boot by set_pageblock_order()",
+         "include/linux/pageblock-flags.h, mm/page_alloc.c",
+         ""},
+        {until(5, 17),
+         C::hugetlb_fixed,
+         {O::hugetlb_order, {}},
+         "HUGETLB_PAGE_ORDER",
+         "include/linux/pageblock-flags.h",
+         ""},
+        {until(5, 17),
+         C::thp_only,
+         {O::max_order, {}},
+         "{mpo} (THP alone does not count)",
+         "include/linux/pageblock-flags.h",
+         ""},
+        {until(5, 17),
+         C::neither,
+         {O::max_order, {}},
+         "{mpo}",
+         "include/linux/pageblock-flags.h",
+         ""},
+
+        {between(5, 18, 6, 9),
+         C::hugetlb_variable,
+         {O::hugetlb_order, O::max_order},
+         "min(HUGETLB_PAGE_ORDER, {mpo}), set at boot by set_pageblock_order()",
+         "include/linux/pageblock-flags.h, mm/page_alloc.c",
+         "\"mm: enforce pageblock_order < MAX_ORDER\", v5.18"},
+        {between(5, 18, 6, 9),
+         C::hugetlb_fixed,
+         {O::hugetlb_order, O::max_order},
+         "min(HUGETLB_PAGE_ORDER, {mpo})",
+         "include/linux/pageblock-flags.h",
+         "\"mm: enforce pageblock_order < MAX_ORDER\", v5.18"},
+        {between(5, 18, 6, 9),
+         C::thp_only,
+         {O::max_order, {}},
+         "{mpo} (THP alone does not count)",
+         "include/linux/pageblock-flags.h",
+         ""},
+        {between(5, 18, 6, 9),
+         C::neither,
+         {O::max_order, {}},
+         "{mpo}",
+         "include/linux/pageblock-flags.h",
+         ""},
+
+        {between(6, 10, 6, 15),
+         C::hugetlb_variable,
+         {O::hugetlb_order, O::max_order},
+         "min(HUGETLB_PAGE_ORDER, {mpo}), set at boot by set_pageblock_order()",
+         "include/linux/pageblock-flags.h, mm/mm_init.c",
+         ""},
+        {between(6, 10, 6, 15),
+         C::hugetlb_fixed,
+         {O::hugetlb_order, O::max_order},
+         "min(HUGETLB_PAGE_ORDER, {mpo})",
+         "include/linux/pageblock-flags.h",
+         ""},
+        {between(6, 10, 6, 15),
+         C::thp_only,
+         {O::pmd_order, O::max_order},
+         "min(HPAGE_PMD_ORDER, {mpo})",
+         "include/linux/pageblock-flags.h",
+         "THP branch from \"mm: set pageblock_order to HPAGE_PMD_ORDER in case with "
+         "!CONFIG_HUGETLB_PAGE but THP enabled\" [likely v6.10]"},
+        {between(6, 10, 6, 15),
+         C::neither,
+         {O::max_order, {}},
+         "{mpo}",
+         "include/linux/pageblock-flags.h",
+         ""},
+
+        {between(6, 16, 6, 16),
+         C::hugetlb_variable,
+         {O::hugetlb_order, O::page_block_option},
+         "min(HUGETLB_PAGE_ORDER, {pbo}), set at boot by set_pageblock_order()",
+         "include/linux/pageblock-flags.h, mm/mm_init.c",
+         "[likely v6.16]"},
+        {between(6, 16, 6, 16),
+         C::hugetlb_fixed,
+         {O::hugetlb_order, O::page_block_option},
+         "min(HUGETLB_PAGE_ORDER, {pbo})",
+         "include/linux/pageblock-flags.h",
+         "[likely v6.16]"},
+        {between(6, 16, 6, 16),
+         C::thp_only,
+         {O::pmd_order, O::page_block_option},
+         "min(HPAGE_PMD_ORDER, {pbo})",
+         "include/linux/pageblock-flags.h",
+         "[likely v6.16]"},
+        {between(6, 16, 6, 16),
+         C::neither,
+         {O::page_block_option, {}},
+         "{pbo}",
+         "include/linux/pageblock-flags.h",
+         "[likely v6.16]"},
+
+        {since(6, 17),
+         C::hugetlb_variable,
+         {O::hugetlb_order, O::page_block_option},
+         "min(HUGETLB_PAGE_ORDER, {pbo}), set at boot by set_pageblock_order()",
+         "include/linux/pageblock-flags.h, mm/mm_init.c",
+         "rename [likely v6.17]"},
+        {since(6, 17),
+         C::hugetlb_fixed,
+         {O::hugetlb_order, O::page_block_option},
+         "min(HUGETLB_PAGE_ORDER, {pbo})",
+         "include/linux/pageblock-flags.h",
+         "rename [likely v6.17]"},
+        {since(6, 17),
+         C::thp_only,
+         {O::pmd_order, O::page_block_option},
+         "min(HPAGE_PMD_ORDER, {pbo})",
+         "include/linux/pageblock-flags.h",
+         "rename [likely v6.17]"},
+        {since(6, 17),
+         C::neither,
+         {O::page_block_option, {}},
+         "{pbo}",
+         "include/linux/pageblock-flags.h",
+         "rename [likely v6.17]"},
+    };
+    return rows;
+}
+
+std::span<const CmaAlignmentRow> cma_alignment_rules() {
+    static const std::array rows = {
+        CmaAlignmentRow{until(5, 17), true, "PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order)",
+                        "drivers/of/of_reserved_mem.c, kernel/dma/contiguous.c, mm/cma.c "
+                        "(open-coded)",
+                        ""},
+        CmaAlignmentRow{between(5, 18, 5, 18), true,
+                        "CMA_MIN_ALIGNMENT_BYTES = PAGE_SIZE * max(MAX_ORDER_NR_PAGES, "
+                        "pageblock_nr_pages)",
+                        "include/linux/cma.h", "\"cma: factor out minimum alignment requirement\""},
+        CmaAlignmentRow{since(5, 19), false,
+                        "CMA_MIN_ALIGNMENT_BYTES = PAGE_SIZE << pageblock_order",
+                        "include/linux/cma.h",
+                        "\"mm: cma: use pageblock_order as the single alignment\" [likely v5.19]"},
+    };
+    return rows;
+}
+
+std::span<const char* const> page_block_option_symbols() {
+    static const std::array<const char*, 2> names = {"PAGE_BLOCK_MAX_ORDER", "PAGE_BLOCK_ORDER"};
+    return names;
+}
+
+std::span<const PageBlockOptionRow> page_block_options() {
+    static const std::array rows = {
+        PageBlockOptionRow{between(6, 16, 6, 16), "PAGE_BLOCK_ORDER", "PAGE_BLOCK_ORDER",
+                           "mm/Kconfig, include/linux/mmzone.h", "[likely v6.16]"},
+        PageBlockOptionRow{since(6, 17), "PAGE_BLOCK_MAX_ORDER", "PAGE_BLOCK_MAX_ORDER",
+                           "mm/Kconfig, include/linux/mmzone.h", "rename [likely v6.17]"},
+    };
+    return rows;
+}
+
+std::span<const CmaAreasRow> cma_areas_rules() {
+    static const std::array rows = {
+        CmaAreasRow{until(6, 8), 1, 19, 7, "MAX_CMA_AREAS = 1 + CONFIG_CMA_AREAS",
+                    "include/linux/cma.h, mm/Kconfig", "change [likely v6.9]"},
+        CmaAreasRow{since(6, 9), 0, 20, 8, "MAX_CMA_AREAS = CONFIG_CMA_AREAS",
+                    "include/linux/cma.h, mm/Kconfig",
+                    "\"mm/cma: Make MAX_CMA_AREAS = CONFIG_CMA_AREAS\" [likely v6.9]"},
+    };
+    return rows;
+}
+
+std::span<const SectionSizeRow> section_sizes() {
+    static const std::vector<SectionSizeRow> rows = {
+        {Arch::arm64, until(5, 11), When{}, 30, "arch/arm64/include/asm/sparsemem.h"},
+        {Arch::arm64, since(5, 12), When{k64, {}}, 29, "arch/arm64/include/asm/sparsemem.h"},
+        {Arch::arm64, since(5, 12), When{}, 27, "arch/arm64/include/asm/sparsemem.h"},
+        {Arch::x86_64, all_versions(), When{}, 27, "arch/x86/include/asm/sparsemem.h"},
+        {Arch::x86, all_versions(), When{0, {{"X86_PAE"}}}, 29, "arch/x86/include/asm/sparsemem.h"},
+        {Arch::x86, all_versions(), When{}, 26, "arch/x86/include/asm/sparsemem.h"},
+        {Arch::arm, all_versions(), When{}, 28, "arch/arm/include/asm/sparsemem.h"},
+        {Arch::riscv, all_versions(), When{}, 27, "arch/riscv/include/asm/sparsemem.h"},
+        {Arch::powerpc, all_versions(), When{}, 24, "arch/powerpc/include/asm/sparsemem.h"},
+        {Arch::loongarch, all_versions(), When{}, 29, "arch/loongarch/include/asm/sparsemem.h"},
+        {Arch::mips, all_versions(), When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 29,
+         "arch/mips/include/asm/sparsemem.h"},
+        {Arch::mips, all_versions(), When{}, 28, "arch/mips/include/asm/sparsemem.h"},
+    };
+    return rows;
+}
+
+std::span<const ArchSymbolRow> arch_symbols() {
+    static const std::vector<ArchSymbolRow> rows = {
+        {"ARM64", {}, Arch::arm64},
+        {"X86_64", {}, Arch::x86_64},
+        {"X86_32", {}, Arch::x86},
+        {"X86", Term{"64BIT"}, Arch::x86_64},
+        {"X86", {}, Arch::x86},
+        {"ARM", {}, Arch::arm},
+        {"RISCV", {}, Arch::riscv},
+        {"PPC", {}, Arch::powerpc},
+        {"PPC64", {}, Arch::powerpc},
+        {"PPC32", {}, Arch::powerpc},
+        {"LOONGARCH", {}, Arch::loongarch},
+        {"MIPS", {}, Arch::mips},
+    };
+    return rows;
+}
+
+std::span<const ArchInfo> arch_infos() {
+    static const std::array rows = {
+        ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, true, true},
+        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, false, false},
+        ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, true, false},
+        ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, false, false},
+        ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", true, false},
+        ArchInfo{Arch::powerpc, "powerpc", all_versions(), std::nullopt, "PPC64", true, false},
+        // arch/loongarch was merged in v5.19.
+        ArchInfo{Arch::loongarch, "loongarch", since(5, 19), true, nullptr, true, false},
+        ArchInfo{Arch::mips, "mips", all_versions(), std::nullopt, "64BIT", false, false},
+    };
+    return rows;
+}
+
+const ArchInfo& info(Arch arch) {
+    for (const auto& i : arch_infos())
+        if (i.arch == arch) return i;
+    return arch_infos().front();
+}
+
+} // namespace cmalign::kernel::rules

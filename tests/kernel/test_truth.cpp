@@ -1,0 +1,191 @@
+// derive() against answers it did not produce: the calc cases taken from the upstream
+// CONFIG_PAGE_BLOCK_ORDER commit (shared/testdata/calc-cases.json) and the kernel-header oracle
+// (values the compiler computed from configured kernel trees: shared/testdata/oracle and the
+// project's own tests/data/oracle). The answers are read at test time, never copied here.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/kconfig/config.hpp"
+#include "cmalign/kernel/model.hpp"
+#include "cmalign/kernel/report.hpp"
+
+using namespace cmalign;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::optional<std::string> xz_decompress(const fs::path& p) {
+    std::string cmd = "xz -dc '" + p.string() + "'";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return std::nullopt;
+    std::string out;
+    char buf[65536];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0)
+        out.append(buf, n);
+    int rc = pclose(pipe);
+    if (rc != 0) return std::nullopt;
+    return out;
+}
+
+struct OracleResult {
+    int cases = 0;
+    int matched = 0;
+};
+
+// One oracle case: read its .config as `cmalign calc -c` would, derive, compare with the truth.
+void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result) {
+    const std::string id = c.at("id").get<std::string>();
+    fs::path config_path = dir / "configs" / (id + ".config.xz");
+    kconfig::Config cfg;
+    Diagnostics diags;
+    if (fs::exists(config_path)) {
+        auto text = xz_decompress(config_path);
+        REQUIRE_MESSAGE(text.has_value(), "cannot decompress " << config_path);
+        CHECK_MESSAGE(kconfig::read_fragment(*text, id + ".config", cfg, diags), "read " << id);
+    } else {
+        // No .config shipped: the selected symbols of the case are what we have.
+        for (const auto& [name, value] : c.at("config_symbols").items()) {
+            if (value.is_null()) continue;
+            cfg.set(kconfig::Entry{name.substr(7), value.get<std::string>(), false,
+                                   Location{id, 0, 0}});
+        }
+        cfg.header_arch = c.at("arch").get<std::string>();
+        cfg.header_version = c.at("kernel").get<std::string>();
+    }
+    kernel::Options options; // everything from the config header, as `calc -c` does
+    auto model = kernel::derive(cfg, options, diags);
+    ++result.cases;
+    REQUIRE_MESSAGE(model.has_value(), id);
+    const json& truth = c.at("truth");
+    bool ok = true;
+    auto expect = [&](const char* what, bool good) {
+        CHECK_MESSAGE(good, id << ": " << what);
+        ok = ok && good;
+    };
+    expect("PAGE_SIZE", model->page_size == truth.at("PAGE_SIZE").get<std::uint64_t>());
+    expect("MAX_PAGE_ORDER", model->max_page_order == truth.at("MAX_PAGE_ORDER").get<int>());
+    const json& pb = truth.at("pageblock_order");
+    if (pb.is_string()) { // "runtime": not a compile-time constant
+        expect("pageblock_order (runtime)", !model->pageblock_order.has_value());
+        expect("range", model->pageblock_order_range.has_value());
+    } else {
+        expect("pageblock_order",
+               model->pageblock_order && *model->pageblock_order == pb.get<int>());
+    }
+    if (truth.contains("CMA_MIN_ALIGNMENT_BYTES")) {
+        const json& a = truth.at("CMA_MIN_ALIGNMENT_BYTES");
+        if (a.is_string())
+            expect("CMA_MIN_ALIGNMENT_BYTES (runtime)", !model->cma_min_alignment_bytes);
+        else
+            expect("CMA_MIN_ALIGNMENT_BYTES",
+                   model->cma_min_alignment_bytes &&
+                       *model->cma_min_alignment_bytes == a.get<std::uint64_t>());
+    }
+    // A kernel-generated .config is consistent by construction: no warning may come out of it
+    // (in particular not for the ARCH_FORCE_MAX_ORDER default that arm64 .configs always carry).
+    if (fs::exists(config_path)) {
+        for (const auto& d : model->diagnostics) {
+            CHECK_MESSAGE(d.severity == Severity::note, id << ": " << format_gcc(d));
+            ok = ok && d.severity == Severity::note;
+        }
+    }
+    if (ok) ++result.matched;
+}
+
+OracleResult run_oracle(const fs::path& dir) {
+    OracleResult result;
+    std::ifstream in(dir / "cases.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        json c = json::parse(line);
+        CAPTURE(line.substr(0, 60));
+        check_oracle_case(c, dir, result);
+    }
+    return result;
+}
+
+} // namespace
+
+TEST_CASE("calc cases of the upstream CONFIG_PAGE_BLOCK_ORDER commit") {
+    fs::path path = fs::path(CMALIGN_SHARED_DIR) / "testdata" / "calc-cases.json";
+    if (!fs::exists(path)) {
+        MESSAGE("skipped: " << path << " not found");
+        return;
+    }
+    json doc = json::parse(read_file(path));
+    int n = 0;
+    for (const auto& c : doc.at("cases")) {
+        const std::string name = c.at("name").get<std::string>();
+        CAPTURE(name);
+        kconfig::Config cfg;
+        Diagnostics diags;
+        for (const auto& [symbol, value] : c.at("set").items())
+            REQUIRE(kconfig::apply_set(symbol + "=" + value.get<std::string>(), cfg, diags));
+        kernel::Options options;
+        options.arch = kernel::parse_arch(c.at("arch").get<std::string>());
+        options.version = KernelVersion::parse(c.at("kernel_version").get<std::string>());
+        REQUIRE(options.arch);
+        REQUIRE(options.version);
+        auto model = kernel::derive(cfg, options, diags);
+        REQUIRE(model);
+        const json& want = c.at("want");
+        if (want.contains("page_size"))
+            CHECK(model->page_size == want["page_size"].get<std::uint64_t>());
+        if (want.contains("max_page_order"))
+            CHECK(model->max_page_order == want["max_page_order"].get<int>());
+        if (want.contains("pageblock_order")) {
+            REQUIRE(model->pageblock_order);
+            CHECK(*model->pageblock_order == want["pageblock_order"].get<int>());
+        }
+        if (want.contains("cma_min_alignment_bytes")) {
+            REQUIRE(model->cma_min_alignment_bytes);
+            CHECK(*model->cma_min_alignment_bytes ==
+                  want["cma_min_alignment_bytes"].get<std::uint64_t>());
+        }
+        // The JSON rendering carries the same numbers.
+        json j = kernel::to_json(*model);
+        CHECK(j["cma_min_alignment_bytes"] == json(*model->cma_min_alignment_bytes));
+        ++n;
+    }
+    CHECK(n >= 6);
+}
+
+TEST_CASE("kernel-header oracle (shared)") {
+    fs::path dir = fs::path(CMALIGN_SHARED_DIR) / "testdata" / "oracle";
+    if (!fs::exists(dir / "cases.jsonl")) {
+        MESSAGE("skipped: " << dir << " not found");
+        return;
+    }
+    auto r = run_oracle(dir);
+    MESSAGE("shared oracle: " << r.matched << "/" << r.cases << " cases match");
+    CHECK(r.cases > 0);
+    CHECK(r.matched == r.cases);
+}
+
+TEST_CASE("kernel-header oracle (project, 6.1 and 6.12 trees)") {
+    fs::path dir = fs::path(CMALIGN_TEST_DATA) / "oracle";
+    if (!fs::exists(dir / "cases.jsonl")) {
+        MESSAGE("skipped: " << dir << " not found");
+        return;
+    }
+    auto r = run_oracle(dir);
+    MESSAGE("project oracle: " << r.matched << "/" << r.cases << " cases match");
+    CHECK(r.cases > 0);
+    CHECK(r.matched == r.cases);
+}
