@@ -26,6 +26,12 @@ struct SourceFile {
 
     // 1-based line and column of a byte offset (column counts bytes, as gcc does).
     Location location(std::size_t offset) const;
+
+    // The text after backslash-newline splicing (translation phase 2), filled by make_source
+    // only when the file has splices; `splices` holds, for each removed splice, its offset in
+    // `spliced` and the total number of bytes removed up to and including it.
+    std::string spliced;
+    std::vector<std::pair<std::size_t, std::size_t>> splices;
 };
 
 std::shared_ptr<const SourceFile> make_source(std::string path, std::string text);
@@ -44,7 +50,9 @@ private:
 struct PreprocessOptions {
     std::vector<std::string> include_dirs; // -I, searched in order after the including file's dir
     std::vector<std::pair<std::string, std::optional<std::string>>> defines; // -D NAME[=VALUE]
-    std::optional<std::string> kernel_tree; // adds <tree>/scripts/dtc/include-prefixes, <tree>/include
+    // Adds <tree>/scripts/dtc/include-prefixes after include_dirs, as the kernel's
+    // scripts/Makefile.dtbs (6.12; scripts/Makefile.lib before) dtc_cpp_flags do.
+    std::optional<std::string> kernel_tree;
     int max_include_depth = 200;
     std::size_t max_output_bytes = 256u << 20; // runaway expansion guard
     int max_expansion_depth = 256;

@@ -1,0 +1,263 @@
+// Lexer of the built-in preprocessor: gcc's assembler-with-cpp lexical rules.
+#include <algorithm>
+#include <cstring>
+
+#include "dt/preprocess_internal.hpp"
+
+namespace cmalign::dt::pp {
+
+namespace {
+
+constexpr bool is_ident_start(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+constexpr bool is_ident_char(unsigned char c) {
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+constexpr bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
+
+// Operators that are longer than one character, longest first for each start.
+constexpr std::string_view kLongPuncts[] = {
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+    "&&",  "||",  "*=",  "/=", "%=", "+=", "-=", "&=", "^=", "|=", "##",
+};
+
+std::size_t punct_length(std::string_view text, std::size_t pos) {
+    const std::string_view rest = text.substr(pos);
+    for (std::string_view p : kLongPuncts)
+        if (rest.size() >= p.size() && rest.compare(0, p.size(), p) == 0) return p.size();
+    return 1;
+}
+
+bool is_punct_char(unsigned char c) {
+    return std::strchr("!%&()*+,-./:;<=>?[]^{|}~#", c) && c;
+}
+
+} // namespace
+
+Lexer::Lexer(const SourceFile& file)
+    : file_(file),
+      text_(file.splices.empty() ? std::string_view(file.text) : std::string_view(file.spliced)) {}
+
+std::size_t Lexer::original(std::size_t spliced) const {
+    const auto& s = file_.splices;
+    if (s.empty()) return spliced;
+    auto it = std::upper_bound(s.begin(), s.end(), spliced,
+                               [](std::size_t v, const auto& p) { return v < p.first; });
+    if (it == s.begin()) return spliced;
+    return spliced + std::prev(it)->second;
+}
+
+bool Lexer::clean(std::size_t begin, std::size_t end) const {
+    const auto& s = file_.splices;
+    if (s.empty()) return true;
+    auto it = std::upper_bound(s.begin(), s.end(), begin,
+                               [](std::size_t v, const auto& p) { return v < p.first; });
+    return it == s.end() || it->first >= end;
+}
+
+void Lexer::skip_blank(bool& ws) {
+    const std::size_t n = text_.size();
+    while (pos_ < n) {
+        const char c = text_[pos_];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            ++pos_;
+            ws = true;
+        } else if (c == '/' && pos_ + 1 < n && text_[pos_ + 1] == '*') {
+            const std::size_t close = text_.find("*/", pos_ + 2);
+            if (close == std::string_view::npos) {
+                if (!error) { // reported even in skipped blocks, as gcc does
+                    error = "unterminated comment";
+                    error_offset = pos_;
+                }
+                pos_ = n;
+                return;
+            }
+            pos_ = close + 2;
+            ws = true;
+        } else if (c == '/' && pos_ + 1 < n && text_[pos_ + 1] == '/') {
+            const std::size_t nl = text_.find('\n', pos_);
+            pos_ = nl == std::string_view::npos ? n : nl;
+            ws = true;
+        } else {
+            return;
+        }
+    }
+}
+
+Token Lexer::make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
+    Token t;
+    t.text = text_.substr(begin, end - begin);
+    t.file = &file_;
+    t.offset = static_cast<std::uint32_t>(original(begin));
+    t.end = static_cast<std::uint32_t>(end);
+    t.kind = kind;
+    t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) | (clean(begin, end) ? verbatim : 0));
+    return t;
+}
+
+// End of a quoted literal starting at `begin` (the quote), or begin + 1 with ok = false if it
+// is not closed on this line.
+std::size_t Lexer::lex_quoted(std::size_t begin, char quote, bool& ok) {
+    const std::size_t n = text_.size();
+    std::size_t i = begin + 1;
+    while (i < n) {
+        const char c = text_[i];
+        if (c == quote) {
+            ok = true;
+            return i + 1;
+        }
+        if (c == '\n') break;
+        if (c == '\\' && i + 1 < n && text_[i + 1] != '\n') ++i;
+        ++i;
+    }
+    ok = false;
+    return begin + 1;
+}
+
+Token Lexer::next() {
+    bool ws = false;
+    skip_blank(ws);
+    const std::size_t n = text_.size();
+    const std::size_t begin = pos_;
+    if (pos_ >= n) return make(Kind::eof, n, n, ws);
+    const auto c = static_cast<unsigned char>(text_[pos_]);
+    if (c == '\n') {
+        ++pos_;
+        return make(Kind::newline, begin, pos_, ws);
+    }
+    if (is_ident_start(c)) {
+        std::size_t i = pos_ + 1;
+        while (i < n && is_ident_char(static_cast<unsigned char>(text_[i])))
+            ++i;
+        // Encoding prefixes of string and character literals.
+        const std::string_view word = text_.substr(pos_, i - pos_);
+        if (i < n && (text_[i] == '"' || text_[i] == '\'') &&
+            (word == "L" || word == "u" || word == "U" || word == "u8")) {
+            bool ok = false;
+            const std::size_t end = lex_quoted(i, text_[i], ok);
+            if (ok) {
+                pos_ = end;
+                return make(text_[i] == '"' ? Kind::string : Kind::character, begin, end, ws);
+            }
+        }
+        pos_ = i;
+        return make(Kind::identifier, begin, i, ws);
+    }
+    if (is_digit(c) ||
+        (c == '.' && pos_ + 1 < n && is_digit(static_cast<unsigned char>(text_[pos_ + 1])))) {
+        std::size_t i = pos_ + 1;
+        while (i < n) {
+            const auto d = static_cast<unsigned char>(text_[i]);
+            if ((d == '+' || d == '-') && (text_[i - 1] == 'e' || text_[i - 1] == 'E' ||
+                                           text_[i - 1] == 'p' || text_[i - 1] == 'P')) {
+                ++i;
+            } else if (is_ident_char(d) || d == '.') {
+                ++i;
+            } else {
+                break;
+            }
+        }
+        pos_ = i;
+        return make(Kind::number, begin, i, ws);
+    }
+    if (c == '"' || c == '\'') {
+        bool ok = false;
+        const std::size_t end = lex_quoted(pos_, static_cast<char>(c), ok);
+        if (!ok) {
+            // gcc in assembler-with-cpp mode passes a lone quote through as an ordinary
+            // character; an unterminated string is still an error for us (dtc would reject it).
+            if (c == '"' && report_errors && !error) {
+                error = "missing terminating \" character";
+                error_offset = pos_;
+            }
+            ++pos_;
+            return make(Kind::other, begin, pos_, ws);
+        }
+        pos_ = end;
+        return make(c == '"' ? Kind::string : Kind::character, begin, end, ws);
+    }
+    if (is_punct_char(c)) {
+        pos_ += punct_length(text_, pos_);
+        return make(Kind::punct, begin, pos_, ws);
+    }
+    ++pos_;
+    return make(Kind::other, begin, pos_, ws);
+}
+
+std::string_view Lexer::rest_of_line() {
+    const std::size_t nl = text_.find('\n', pos_);
+    const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+    return text_.substr(pos_, end - pos_);
+}
+
+void Lexer::skip_line() {
+    const bool saved = report_errors;
+    report_errors = false;
+    for (;;) {
+        const std::size_t before = pos_;
+        Token t = next();
+        if (t.kind == Kind::newline || t.kind == Kind::eof) {
+            pos_ = before;
+            // Re-lex the newline next time (skip_blank may have passed a comment; harmless).
+            if (t.kind == Kind::newline) pos_ = t.end - 1;
+            break;
+        }
+    }
+    report_errors = saved;
+}
+
+std::vector<Token> lex_string(const SourceFile& file) {
+    Lexer lexer(file);
+    lexer.report_errors = false;
+    std::vector<Token> tokens;
+    for (Token t = lexer.next(); t.kind != Kind::eof; t = lexer.next())
+        if (t.kind != Kind::newline) tokens.push_back(t);
+    return tokens;
+}
+
+bool avoid_paste(const Token& a, const Token& b) {
+    if (a.text.empty() || b.text.empty()) return false;
+    const auto x = static_cast<unsigned char>(a.text.back());
+    const auto y = static_cast<unsigned char>(b.text.front());
+    const bool a_word = a.kind == Kind::identifier || a.kind == Kind::number;
+    if (a_word && (is_ident_char(y) || ((b.kind == Kind::string || b.kind == Kind::character) &&
+                                        a.kind == Kind::identifier)))
+        return true;
+    if (a.kind == Kind::number && (y == '.' || y == '+' || y == '-')) return true;
+    if (a.kind == Kind::punct || a.kind == Kind::other) {
+        if (x == '.' && (is_digit(y) || y == '.')) return true;
+        if (b.kind != Kind::punct) return false;
+        switch (x) {
+        case '/':
+            return y == '/' || y == '*' || y == '=';
+        case '<':
+            return y == '<' || y == '=';
+        case '>':
+            return y == '>' || y == '=';
+        case '+':
+            return y == '+' || y == '=';
+        case '-':
+            return y == '-' || y == '>' || y == '=';
+        case '&':
+            return y == '&' || y == '=';
+        case '|':
+            return y == '|' || y == '=';
+        case '#':
+            return y == '#';
+        case '*':
+        case '%':
+        case '^':
+        case '!':
+        case '=':
+            return y == '=';
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+} // namespace cmalign::dt::pp
