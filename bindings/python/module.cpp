@@ -23,12 +23,12 @@ py::object to_python(const nlohmann::json& j) {
     case nlohmann::json::value_t::array: {
         py::list out;
         for (const auto& item : j) out.append(to_python(item));
-        return std::move(out);
+        return out;
     }
     case nlohmann::json::value_t::object: {
         py::dict out;
         for (const auto& [key, value] : j.items()) out[py::str(key)] = to_python(value);
-        return std::move(out);
+        return out;
     }
     default: return py::none();
     }
