@@ -63,6 +63,7 @@ struct BNode {
     std::vector<BProp> props;
     std::vector<BNode*> children;
     bool deleted = false;
+    bool merged_away = false; // a body merged into an existing node: not part of the tree
     bool omit_if_unused = false;
     bool referenced = false;
     std::uint32_t phandle = no_phandle;
@@ -269,6 +270,7 @@ private:
 
     // merge_nodes(old, new): `fresh` is consumed.
     void merge(BNode* old, BNode* fresh) {
+        fresh->merged_away = true; // its labels were indexed when it was built
         old->deleted = false;
         for (const auto& l : fresh->labels)
             node_label(old, l.name);
@@ -319,7 +321,7 @@ private:
 
     static bool live(const BNode* n) {
         for (; n; n = n->parent)
-            if (n->deleted) return false;
+            if (n->deleted || n->merged_away) return false;
         return true;
     }
 

@@ -509,3 +509,17 @@ TEST_CASE("dts: random truncations of a valid file never crash") {
         if (!l->tree) CHECK(l->diags.has_errors());
     }
 }
+
+TEST_CASE("dts: a label given in a body that is merged names the existing node") {
+    auto l = load(R"(/dts-v1/;
+/ { user = <&b>; path = &b; a: n { }; };
+/ { b: n { }; };
+)");
+    REQUIRE_MESSAGE(l->tree, l->first_error());
+    const Node* n = l->tree->find("/n");
+    REQUIRE(n);
+    CHECK(n->labels.size() == 2);
+    CHECK(value_of(*l->tree, "/n", "phandle") == "00000001");
+    CHECK(value_of(*l->tree, "/", "user") == "00000001");
+    CHECK(value_of(*l->tree, "/", "path") == "2f6e00");
+}

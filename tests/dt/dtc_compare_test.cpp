@@ -1,0 +1,366 @@
+// The resolved tree against what cpp + dtc build, on the kernel's own boards.
+//
+// For each board: gcc's cpp and the installed dtc make a DTB exactly as scripts/Makefile.dtbs
+// does; our tree is built from the same source (built-in preprocessor via load_dts, and also from
+// the cpp output through the line-marker path) and compared node by node, property by property,
+// byte by byte — phandle numbers included, since they are assigned in dtc's order.
+//
+// By default a sample of ~30 boards runs (SKIPs without the kernel tree, cpp or dtc).
+// scripts/compare-dtc.sh runs every board: CMALIGN_DTC_COMPARE=all (or a comma list of arches),
+// CMALIGN_DTC_JOBS=N, CMALIGN_DTC_SOURCE=cpp|builtin|both (default both).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/write.hpp"
+
+extern "C" {
+#include <libfdt.h>
+}
+
+using namespace cmalign;
+using namespace cmalign::dt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kernel_root = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
+
+bool have_tool(const char* name) {
+    return std::system(fmt::format("command -v {} >/dev/null 2>&1", name).c_str()) == 0;
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct BoardResult {
+    std::string board;
+    std::string arch;
+    bool dtc_ok = false;
+    bool equal_cpp = false;     // our parse of cpp's output == dtc
+    bool equal_builtin = false; // load_dts (built-in preprocessor) == dtc
+    std::string difference;     // first difference or error
+    double dtc_seconds = 0;     // cpp + dtc wall time
+    double parse_seconds = 0;   // our parse + resolve of the cpp output
+    double builtin_seconds = 0; // our preprocess + parse + resolve
+};
+
+// Compares our node with the DTB node at `offset`; appends the first difference to `diff`.
+bool same_node(const void* fdt, int offset, const Node& node, const std::string& path,
+               std::string& diff) {
+    // properties, in order
+    std::size_t i = 0;
+    int prop = 0;
+    fdt_for_each_property_offset(prop, fdt, offset) {
+        const char* name = nullptr;
+        int len = 0;
+        const void* data = fdt_getprop_by_offset(fdt, prop, &name, &len);
+        if (i >= node.properties.size()) {
+            diff = fmt::format("{}: dtc has extra property '{}'", path, name);
+            return false;
+        }
+        const Property& p = node.properties[i++];
+        if (p.name != name) {
+            diff = fmt::format("{}: property #{} is '{}', dtc has '{}'", path, i, p.name, name);
+            return false;
+        }
+        const auto* bytes = static_cast<const std::uint8_t*>(data);
+        if (p.value.size() != static_cast<std::size_t>(len) ||
+            !std::equal(p.value.begin(), p.value.end(), bytes)) {
+            std::vector<std::uint8_t> theirs(bytes, bytes + len);
+            diff = fmt::format("{}:{}: value {} but dtc has {}", path, p.name,
+                               to_hex(p.value).substr(0, 96), to_hex(theirs).substr(0, 96));
+            return false;
+        }
+    }
+    if (i != node.properties.size()) {
+        diff = fmt::format("{}: extra property '{}' (not in dtc's output)", path,
+                           node.properties[i].name);
+        return false;
+    }
+    std::size_t c = 0;
+    int child = 0;
+    fdt_for_each_subnode(child, fdt, offset) {
+        const char* name = fdt_get_name(fdt, child, nullptr);
+        if (c >= node.children.size()) {
+            diff = fmt::format("{}: dtc has extra node '{}'", path, name);
+            return false;
+        }
+        const Node& n = node.children[c++];
+        if (n.name != name) {
+            diff = fmt::format("{}: child #{} is '{}', dtc has '{}'", path, c, n.name, name);
+            return false;
+        }
+        if (!same_node(fdt, child, n, path == "/" ? "/" + n.name : path + "/" + n.name, diff))
+            return false;
+    }
+    if (c != node.children.size()) {
+        diff =
+            fmt::format("{}: extra node '{}' (not in dtc's output)", path, node.children[c].name);
+        return false;
+    }
+    return true;
+}
+
+bool same_tree(const std::string& dtb, const Tree& tree, std::string& diff) {
+    const void* fdt = dtb.data();
+    if (fdt_check_header(fdt) != 0) {
+        diff = "dtc output is not a valid DTB";
+        return false;
+    }
+    if (static_cast<std::size_t>(fdt_num_mem_rsv(fdt)) != tree.memreserve.size()) {
+        diff = fmt::format("{} /memreserve/ entries, dtc has {}", tree.memreserve.size(),
+                           fdt_num_mem_rsv(fdt));
+        return false;
+    }
+    for (int i = 0; i < fdt_num_mem_rsv(fdt); ++i) {
+        uint64_t a = 0, s = 0;
+        fdt_get_mem_rsv(fdt, i, &a, &s);
+        if (a != tree.memreserve[static_cast<std::size_t>(i)].address ||
+            s != tree.memreserve[static_cast<std::size_t>(i)].size) {
+            diff = fmt::format("/memreserve/ #{} differs", i);
+            return false;
+        }
+    }
+    if (fdt_boot_cpuid_phys(fdt) != tree.boot_cpuid) {
+        diff =
+            fmt::format("boot cpuid {} but dtc has {}", tree.boot_cpuid, fdt_boot_cpuid_phys(fdt));
+        return false;
+    }
+    return same_node(fdt, 0, tree.root, "/", diff);
+}
+
+struct Mode {
+    bool cpp_path = true;
+    bool builtin_path = true;
+};
+
+BoardResult compare_board(const fs::path& dts, const std::string& arch, const fs::path& work,
+                          FileCache& cache, const Mode& mode) {
+    BoardResult r;
+    r.board = fs::relative(dts, kernel_root).string();
+    r.arch = arch;
+    const std::string prefixes = kernel_root + "/scripts/dtc/include-prefixes";
+    const fs::path pre = work / "board.dts.tmp";
+    const fs::path dtb = work / "board.dtb";
+    fs::remove(dtb);
+    auto t0 = std::chrono::steady_clock::now();
+    // As scripts/Makefile.dtbs: cpp -nostdinc -I include-prefixes -undef -D__DTS__ -x
+    // assembler-with-cpp, then dtc -b 0 -i <dir> -i include-prefixes.
+    const std::string cmd = fmt::format(
+        "cpp -nostdinc -I '{}' -undef -D__DTS__ -x assembler-with-cpp -o '{}' '{}' 2>/dev/null && "
+        "dtc -q -O dtb -o '{}' -i '{}' -i '{}' '{}' 2>/dev/null",
+        prefixes, pre.string(), dts.string(), dtb.string(), dts.parent_path().string(), prefixes,
+        pre.string());
+    const int rc = std::system(cmd.c_str());
+    auto t1 = std::chrono::steady_clock::now();
+    r.dtc_seconds = std::chrono::duration<double>(t1 - t0).count();
+    if (rc != 0 || !fs::exists(dtb)) {
+        r.difference = "cpp/dtc failed";
+        return r;
+    }
+    r.dtc_ok = true;
+    const std::string blob = read_file(dtb);
+
+    if (mode.cpp_path) {
+        // Our parser on cpp's own output (line markers give the original locations).
+        const std::string text = read_file(pre);
+        auto t2 = std::chrono::steady_clock::now();
+        Preprocessed pp = identity(make_source(pre.string(), text));
+        ParseOptions po;
+        po.include_dirs = {dts.parent_path().string(), prefixes};
+        Diagnostics diags;
+        auto file = parse(pp, po, cache, diags);
+        std::optional<Tree> tree;
+        if (file) tree = resolve(*file, diags);
+        auto t3 = std::chrono::steady_clock::now();
+        r.parse_seconds = std::chrono::duration<double>(t3 - t2).count();
+        std::string diff;
+        if (!tree) {
+            diff = diags.items().empty() ? "failed" : format_gcc(diags.items().front());
+        } else {
+            r.equal_cpp = same_tree(blob, *tree, diff);
+        }
+        if (!r.equal_cpp) r.difference = "[cpp output] " + diff;
+    }
+    if (mode.builtin_path) {
+        auto t2 = std::chrono::steady_clock::now();
+        PreprocessOptions opts;
+        opts.include_dirs = {prefixes};
+        Diagnostics diags;
+        auto tree = load_dts(dts.string(), opts, cache, diags);
+        auto t3 = std::chrono::steady_clock::now();
+        r.builtin_seconds = std::chrono::duration<double>(t3 - t2).count();
+        std::string diff;
+        if (!tree)
+            diff = diags.items().empty() ? "failed" : format_gcc(diags.items().front());
+        else
+            r.equal_builtin = same_tree(blob, *tree, diff);
+        if (!r.equal_builtin && r.difference.empty()) r.difference = "[built-in cpp] " + diff;
+    }
+    return r;
+}
+
+std::vector<std::pair<fs::path, std::string>> boards(const std::vector<std::string>& arches) {
+    std::vector<std::pair<fs::path, std::string>> out;
+    for (const auto& arch : arches) {
+        std::vector<fs::path> found;
+        const fs::path dir = fs::path(kernel_root) / "arch" / arch / "boot/dts";
+        if (!fs::is_directory(dir)) continue;
+        for (const auto& e : fs::recursive_directory_iterator(dir))
+            if (e.is_regular_file() && e.path().extension() == ".dts") found.push_back(e.path());
+        std::sort(found.begin(), found.end());
+        for (auto& f : found)
+            out.emplace_back(f, arch);
+    }
+    return out;
+}
+
+std::vector<BoardResult> run_all(const std::vector<std::pair<fs::path, std::string>>& list,
+                                 unsigned jobs, const Mode& mode) {
+    std::vector<BoardResult> results(list.size());
+    std::atomic<std::size_t> next{0};
+    FileCache cache; // shared, as a bulk `check` would share it
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < jobs; ++j)
+        threads.emplace_back([&, j] {
+            const fs::path work = fs::temp_directory_path() /
+                                  fmt::format("cmalign-dtc-{}-{}", static_cast<long>(getpid()), j);
+            fs::create_directories(work);
+            for (std::size_t i; (i = next++) < list.size();)
+                results[i] = compare_board(list[i].first, list[i].second, work, cache, mode);
+            fs::remove_all(work);
+        });
+    for (auto& t : threads)
+        t.join();
+    return results;
+}
+
+bool environment_ready() {
+    if (!fs::is_directory(kernel_root + "/arch")) {
+        MESSAGE("SKIP: no kernel tree at " << kernel_root);
+        return false;
+    }
+    if (!have_tool("cpp") || !have_tool("dtc")) {
+        MESSAGE("SKIP: cpp or dtc not installed");
+        return false;
+    }
+    return true;
+}
+
+Mode mode_from_env() {
+    Mode m;
+    if (const char* s = std::getenv("CMALIGN_DTC_SOURCE")) {
+        std::string v = s;
+        m.cpp_path = v == "cpp" || v == "both";
+        m.builtin_path = v == "builtin" || v == "both";
+    }
+    return m;
+}
+
+void report(const std::vector<BoardResult>& results, const Mode& mode, std::size_t max_diffs) {
+    std::map<std::string, std::array<std::size_t, 4>> per_arch; // total, dtc ok, cpp eq, builtin eq
+    double dtc = 0, parse_s = 0, builtin = 0;
+    std::size_t shown = 0;
+    for (const auto& r : results) {
+        auto& a = per_arch[r.arch];
+        ++a[0];
+        if (r.dtc_ok) ++a[1];
+        if (r.equal_cpp) ++a[2];
+        if (r.equal_builtin) ++a[3];
+        dtc += r.dtc_seconds;
+        parse_s += r.parse_seconds;
+        builtin += r.builtin_seconds;
+        if (r.dtc_ok && !r.difference.empty() && shown < max_diffs) {
+            ++shown;
+            MESSAGE(r.board << ": " << r.difference);
+        }
+    }
+    for (const auto& [arch, a] : per_arch) {
+        std::string line = fmt::format("{}: {} boards, dtc built {}", arch, a[0], a[1]);
+        if (mode.cpp_path)
+            line += fmt::format("; equal (our parser on cpp output) {}/{}", a[2], a[1]);
+        if (mode.builtin_path)
+            line += fmt::format("; equal (built-in preprocessor) {}/{}", a[3], a[1]);
+        MESSAGE(line);
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(results.size(), 1));
+    MESSAGE(fmt::format("per board: cpp+dtc {:.2f} ms; parse+resolve of cpp output {:.2f} ms; "
+                        "preprocess+parse+resolve {:.2f} ms; speed-up {:.1f}x",
+                        1000 * dtc / n, 1000 * parse_s / n, 1000 * builtin / n,
+                        builtin > 0 ? dtc / builtin : 0.0));
+}
+
+} // namespace
+
+TEST_CASE("dts vs dtc: a sample of the kernel's boards build the same tree") {
+    if (std::getenv("CMALIGN_DTC_COMPARE")) {
+        MESSAGE("sample skipped: the full comparison runs instead");
+        return;
+    }
+    if (!environment_ready()) return;
+    std::vector<std::pair<fs::path, std::string>> sample;
+    for (const auto& [arch, count] : std::vector<std::pair<std::string, std::size_t>>{
+             {"arm64", 12}, {"arm", 12}, {"riscv", 6}}) {
+        auto all = boards({arch});
+        if (all.empty()) continue;
+        const std::size_t step = std::max<std::size_t>(1, all.size() / count);
+        for (std::size_t i = step / 2; i < all.size() && sample.size() < 1000; i += step)
+            sample.push_back(all[i]);
+    }
+    Mode mode = mode_from_env();
+    auto results = run_all(sample, 2, mode);
+    report(results, mode, 10);
+    for (const auto& r : results) {
+        CAPTURE(r.board);
+        CAPTURE(r.difference);
+        REQUIRE(r.dtc_ok);
+        if (mode.cpp_path) CHECK(r.equal_cpp);
+        if (mode.builtin_path) CHECK(r.equal_builtin);
+    }
+}
+
+TEST_CASE("dts vs dtc: every board (CMALIGN_DTC_COMPARE=all|arm64,arm,...)") {
+    const char* what = std::getenv("CMALIGN_DTC_COMPARE");
+    if (!what) return;
+    if (!environment_ready()) return;
+    std::vector<std::string> arches;
+    std::string w = what;
+    if (w == "all" || w == "1") {
+        arches = {"arm64", "arm", "riscv"};
+    } else {
+        std::stringstream ss(w);
+        for (std::string a; std::getline(ss, a, ',');)
+            arches.push_back(a);
+    }
+    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* j = std::getenv("CMALIGN_DTC_JOBS")) jobs = static_cast<unsigned>(std::atoi(j));
+    Mode mode = mode_from_env();
+    auto results = run_all(boards(arches), std::max(1u, jobs), mode);
+    report(results, mode, 25);
+    std::size_t bad = 0;
+    for (const auto& r : results)
+        if (r.dtc_ok &&
+            ((mode.cpp_path && !r.equal_cpp) || (mode.builtin_path && !r.equal_builtin)))
+            ++bad;
+    CHECK(bad == 0);
+}
