@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cmalign/api.hpp"
+#include "cmalign/run.hpp"
 #include "cmalign/core/diagnostic.hpp"
 
 namespace cmalign::cli {
@@ -27,5 +28,10 @@ void print_diagnostics(const Diagnostics& diags);
 void register_calc(CLI::App& app, int& exit_code);
 void register_table(CLI::App& app, int& exit_code);
 void register_config(CLI::App& app, int& exit_code);
+void register_check(CLI::App& app, int& exit_code);
+void register_tree(CLI::App& app, int& exit_code);
+
+// -I, -D
+void add_tree_options(CLI::App& cmd, TreeOptions& options);
 
 } // namespace cmalign::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
     cmalign::cli::register_calc(app, exit_code);
     cmalign::cli::register_table(app, exit_code);
     cmalign::cli::register_config(app, exit_code);
+    cmalign::cli::register_check(app, exit_code);
+    cmalign::cli::register_tree(app, exit_code);
 
     try {
         app.parse(argc, argv);

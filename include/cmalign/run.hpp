@@ -1,0 +1,58 @@
+// Running `check` over many inputs: files and directories, DTS and DTB, on all cores.
+// The CLI and the bindings call this; it owns no output format.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cmalign/api.hpp"
+#include "cmalign/checks/checks.hpp"
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/dt/tree.hpp"
+
+namespace cmalign {
+
+// The options every command that reads device trees takes: -I, -D, --kernel-tree.
+struct TreeOptions {
+    std::vector<std::string> include_dirs;
+    std::vector<std::string> defines; // NAME or NAME=VALUE
+    std::optional<std::string> kernel_tree;
+};
+
+dt::PreprocessOptions preprocess_options(const TreeOptions& options);
+
+// Files named on the command line, directories searched recursively for boards (.dts, .dtso,
+// .dtb, .dtbo; a .dtsi only when named), sorted for stable output. Missing paths are errors.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Diagnostics& diags);
+
+// A DTS (through the built-in preprocessor) or a DTB/DTBO (libfdt), chosen by content: a file
+// starting with the FDT magic is a blob whatever its name.
+std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
+                                  dt::FileCache& cache, Diagnostics& diags);
+
+struct CheckRequest {
+    std::vector<std::string> inputs; // files and directories
+    ConfigOptions config;
+    TreeOptions tree;
+    checks::Options checks;
+    unsigned jobs = 0; // 0: all cores
+    // Called after each input, from worker threads (serialised): done, total.
+    std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct CheckOutcome {
+    std::optional<kernel::Model> model;
+    std::vector<checks::Result> results;      // one per input that could be read, input order
+    std::vector<Diagnostic> input_errors;     // inputs that could not be read or parsed
+    std::vector<Diagnostic> config_diagnostics; // problems in the configuration itself
+    std::size_t inputs = 0;
+
+    bool unusable_input() const { return !model || !input_errors.empty(); }
+};
+
+CheckOutcome run_check(const CheckRequest& request);
+
+} // namespace cmalign

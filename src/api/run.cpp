@@ -1,0 +1,148 @@
+#include "cmalign/run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cmalign/dt/dtb.hpp"
+#include "cmalign/dt/dts.hpp"
+
+namespace cmalign {
+
+namespace fs = std::filesystem;
+
+dt::PreprocessOptions preprocess_options(const TreeOptions& options) {
+    dt::PreprocessOptions out;
+    out.include_dirs = options.include_dirs;
+    out.kernel_tree = options.kernel_tree;
+    for (const auto& d : options.defines) {
+        auto eq = d.find('=');
+        if (eq == std::string::npos)
+            out.defines.emplace_back(d, std::nullopt);
+        else
+            out.defines.emplace_back(d.substr(0, eq), d.substr(eq + 1));
+    }
+    return out;
+}
+
+namespace {
+bool is_board_file(const fs::path& p) {
+    auto ext = p.extension().string();
+    return ext == ".dts" || ext == ".dtso" || ext == ".dtb" || ext == ".dtbo";
+}
+} // namespace
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Diagnostics& diags) {
+    std::vector<std::string> out;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        auto status = fs::status(path, ec);
+        if (ec || !fs::exists(status)) {
+            diags.error({path, 0, 0}, "no such file or directory");
+            continue;
+        }
+        if (!fs::is_directory(status)) {
+            out.push_back(path);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (auto it = fs::recursive_directory_iterator(
+                 path, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->is_regular_file(ec) && is_board_file(it->path()))
+                found.push_back(it->path().string());
+        }
+        if (ec) diags.error({path, 0, 0}, fmt::format("cannot read directory: {}", ec.message()));
+        std::sort(found.begin(), found.end());
+        out.insert(out.end(), found.begin(), found.end());
+    }
+    return out;
+}
+
+std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
+                                  dt::FileCache& cache, Diagnostics& diags) {
+    // Sniff the magic: .dtb files are sometimes named .bin or .img.
+    std::uint8_t magic[4] = {};
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            diags.error({path, 0, 0}, "cannot read file");
+            return std::nullopt;
+        }
+        in.read(reinterpret_cast<char*>(magic), sizeof magic);
+        if (in.gcount() == sizeof magic && dt::has_fdt_magic(magic))
+            return dt::read_dtb(path, diags, {}, path);
+    }
+    if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, {}, path); // reports bad magic
+    return dt::load_dts(path, options, cache, diags);
+}
+
+CheckOutcome run_check(const CheckRequest& request) {
+    CheckOutcome outcome;
+    Diagnostics config_diags;
+    outcome.model = load_model(request.config, config_diags);
+    outcome.config_diagnostics = config_diags.items();
+    if (!outcome.model) return outcome;
+
+    Diagnostics expand_diags;
+    auto inputs = expand_inputs(request.inputs, expand_diags);
+    outcome.input_errors = expand_diags.items();
+    outcome.inputs = inputs.size();
+
+    auto pp = preprocess_options(request.tree);
+    if (!pp.kernel_tree && request.config.kernel_tree) pp.kernel_tree = request.config.kernel_tree;
+    dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
+
+    struct Slot {
+        std::optional<checks::Result> result;
+        std::vector<Diagnostic> errors;
+    };
+    std::vector<Slot> slots(inputs.size());
+    std::atomic<std::size_t> next{0};
+    std::mutex progress_mutex;
+    std::size_t done = 0;
+    auto worker = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+            Diagnostics diags;
+            auto tree = load_tree(inputs[i], pp, cache, diags);
+            if (tree && !diags.has_errors())
+                slots[i].result = checks::run(*tree, *outcome.model, request.checks);
+            for (auto& d : diags.items()) {
+                if (d.input.empty()) d.input = inputs[i];
+                slots[i].errors.push_back(std::move(d));
+            }
+            if (request.progress) {
+                std::lock_guard lock(progress_mutex);
+                request.progress(++done, inputs.size());
+            }
+        }
+    };
+    unsigned jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, inputs.size())));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+
+    for (auto& slot : slots) {
+        // Warnings from reading an input (e.g. preprocessor #warning) travel with its result.
+        bool failed = std::any_of(slot.errors.begin(), slot.errors.end(),
+                                  [](const auto& d) { return d.severity == Severity::error; });
+        if (failed) {
+            outcome.input_errors.insert(outcome.input_errors.end(), slot.errors.begin(),
+                                        slot.errors.end());
+        } else if (slot.result) {
+            slot.result->diagnostics.insert(slot.result->diagnostics.begin(), slot.errors.begin(),
+                                            slot.errors.end());
+            outcome.results.push_back(std::move(*slot.result));
+        }
+    }
+    return outcome;
+}
+
+} // namespace cmalign

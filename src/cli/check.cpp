@@ -1,0 +1,119 @@
+// cmalign check FILE...: find every reservation the kernel will reject.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cmalign/kernel/report.hpp"
+#include "cmalign/report/report.hpp"
+#include "cmalign/run.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void add_tree_options(CLI::App& cmd, TreeOptions& options) {
+    cmd.add_option("-I", options.include_dirs, "include directory for the DTS preprocessor");
+    cmd.add_option("-D", options.defines, "NAME[=VALUE] for the DTS preprocessor");
+}
+
+void register_check(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("check", "lint /reserved-memory against the kernel's rules");
+    auto request = std::make_shared<CheckRequest>();
+    auto format = std::make_shared<std::string>("text");
+    auto switch_errors = std::make_shared<Diagnostics>();
+    auto no_progress = std::make_shared<bool>(false);
+    auto base_dir = std::make_shared<std::string>();
+    cmd->add_option("files", request->inputs, ".dts/.dtsi/.dtso/.dtb/.dtbo files or directories")
+        ->required();
+    add_config_options(*cmd, request->config);
+    add_tree_options(*cmd, request->tree);
+    cmd->add_option("--bootargs", request->checks.bootargs, "kernel command line (overrides /chosen/bootargs)");
+    // -W/-E keep command-line order (later wins, as in dtc): each value is handled as parsed.
+    cmd->add_option_function<std::string>(
+           "-W", [request, switch_errors](const std::string& v) {
+               if (auto s = checks::parse_switch('W', v, *switch_errors))
+                   request->checks.switches.push_back(*s);
+           },
+           "-W CHECK enables a check as a warning, -Wno-CHECK disables it")
+        ->trigger_on_parse()
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd->add_option_function<std::string>(
+           "-E", [request, switch_errors](const std::string& v) {
+               if (auto s = checks::parse_switch('E', v, *switch_errors))
+                   request->checks.switches.push_back(*s);
+           },
+           "-E CHECK makes a check's findings errors, -Eno-CHECK undoes it")
+        ->trigger_on_parse()
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd->add_flag("--werror", request->checks.werror, "warnings make the exit status 1");
+    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
+    cmd->add_flag("--no-progress", *no_progress, "no progress line on stderr");
+    cmd->add_option("--format", *format, "text, json or sarif")
+        ->check(CLI::IsMember({"text", "json", "sarif"}));
+    cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
+
+    cmd->callback([=, &exit_code] {
+        if (switch_errors->has_errors()) {
+            print_diagnostics(*switch_errors);
+            exit_code = exit_input_error;
+            return;
+        }
+        bool show_progress = !*no_progress && isatty(STDERR_FILENO);
+        if (show_progress) {
+            request->progress = [](std::size_t done, std::size_t total) {
+                if (total > 1) std::fprintf(stderr, "\rchecking %zu/%zu", done, total);
+            };
+        }
+        auto outcome = run_check(*request);
+        if (show_progress && outcome.inputs > 1) std::fputs("\r\033[K", stderr);
+        if (!outcome.model) {
+            for (const auto& d : outcome.config_diagnostics) std::cerr << format_gcc(d) << '\n';
+            exit_code = exit_input_error;
+            return;
+        }
+
+        std::vector<Diagnostic> all = outcome.input_errors;
+        for (const auto& r : outcome.results)
+            all.insert(all.end(), r.diagnostics.begin(), r.diagnostics.end());
+
+        if (*format == "json") {
+            auto j = report::check_json(kernel::to_json(*outcome.model), outcome.results,
+                                        outcome.input_errors);
+            std::cout << j.dump(2) << '\n';
+        } else if (*format == "sarif") {
+            report::SarifOptions options;
+            if (!base_dir->empty()) options.base_dir = *base_dir;
+            std::cout << report::sarif(all, options).dump(2) << '\n';
+        } else {
+            for (const auto& d : outcome.config_diagnostics) std::cerr << format_gcc(d) << '\n';
+            report::TextOptions options;
+            options.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+            std::cout << report::text(all, options);
+            std::size_t failing = 0;
+            for (const auto& r : outcome.results)
+                if (r.failed(request->checks.werror)) ++failing;
+            auto summary = report::summary_line(all);
+            std::cerr << fmt::format("{} input{} checked against {} {} (CMA alignment {}){}{}\n",
+                                     outcome.inputs, outcome.inputs == 1 ? "" : "s",
+                                     kernel::to_string(outcome.model->arch),
+                                     outcome.model->version.str(),
+                                     outcome.model->cma_min_alignment_bytes
+                                         ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
+                                         : std::string("decided at boot"),
+                                     summary.empty() ? ": no findings" : ": " + summary,
+                                     failing ? fmt::format(", {} failing", failing) : "");
+        }
+
+        if (outcome.unusable_input()) {
+            exit_code = exit_input_error;
+            return;
+        }
+        bool failed = false;
+        for (const auto& r : outcome.results) failed = failed || r.failed(request->checks.werror);
+        exit_code = failed ? exit_findings : exit_clean;
+    });
+}
+
+} // namespace cmalign::cli

@@ -1,0 +1,51 @@
+// cmalign tree FILE: the resolved tree, as dtc builds it.
+#include <iostream>
+
+#include "cmalign/dt/write.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_tree(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("tree", "the resolved device tree as JSON or DTS");
+    auto file = std::make_shared<std::string>();
+    auto options = std::make_shared<TreeOptions>();
+    auto path = std::make_shared<std::string>("/");
+    auto format = std::make_shared<std::string>("json");
+    cmd->add_option("file", *file, ".dts/.dtsi/.dtso/.dtb/.dtbo")->required();
+    add_tree_options(*cmd, *options);
+    cmd->add_option("--kernel-tree", options->kernel_tree, "a kernel source tree (include path)")
+        ->check(CLI::ExistingDirectory);
+    cmd->add_option("--path", *path, "only this subtree, e.g. /reserved-memory");
+    cmd->add_option("--format", *format, "json or dts")->check(CLI::IsMember({"json", "dts"}));
+    cmd->callback([=, &exit_code] {
+        Diagnostics diags;
+        dt::FileCache cache;
+        auto tree = load_tree(*file, preprocess_options(*options), cache, diags);
+        print_diagnostics(diags);
+        if (!tree || diags.has_errors()) {
+            exit_code = exit_input_error;
+            return;
+        }
+        if (*format == "dts") {
+            auto text = dt::tree_dts(*tree, *path);
+            if (!text) {
+                std::cerr << *file << ": error: no node at path '" << *path << "'\n";
+                exit_code = exit_input_error;
+                return;
+            }
+            std::cout << *text;
+        } else {
+            auto j = dt::tree_json(*tree, *path);
+            if (!j) {
+                std::cerr << *file << ": error: no node at path '" << *path << "'\n";
+                exit_code = exit_input_error;
+                return;
+            }
+            std::cout << j->dump(2) << '\n';
+        }
+        exit_code = exit_clean;
+    });
+}
+
+} // namespace cmalign::cli
