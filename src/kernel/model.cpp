@@ -551,7 +551,6 @@ void Deriver::resolve_max_order() {
                             ? "FORCE_MAX_ZONEORDER"
                             : "ARCH_FORCE_MAX_ORDER";
     max_order_symbol_ = spelling;
-    const std::string kconfig_file = kc ? kc->source : "include/linux/mmzone.h";
     const std::string where_defined =
         kc ? source_text(kc->source, kc->versions, kc->note) : std::string{};
 
@@ -605,8 +604,9 @@ void Deriver::resolve_max_order() {
         }
     } else if (kc && kc->symbol) {
         inputs.push_back(assumed(spelling, std::to_string(def)));
-        assume(fmt::format("CONFIG_{} not set: using the {} default {} for {} KiB pages ({})",
-                           spelling, to_string(m_.arch), def, m_.page_size / 1024, where_defined));
+        assume(fmt::format("CONFIG_{} not set: using the {} default {} for {} KiB pages ({}, {}{})",
+                           spelling, to_string(m_.arch), def, m_.page_size / 1024, kc->source,
+                           kc->versions.str(), *kc->note ? fmt::format("; {}", kc->note) : ""));
     }
     int mpo = definition_->exclusive ? raw - 1 : raw;
     if (mpo < 0 || mpo + m_.page_shift > 40) {
@@ -639,7 +639,6 @@ void Deriver::resolve_max_order() {
     std::string source = source_text(definition_->source, definition_->versions);
     if (kc && kc->symbol) source += "; " + where_defined;
     step("max_page_order", mpo, std::move(rule), std::move(source), std::move(inputs));
-    (void)kconfig_file;
 }
 
 void Deriver::resolve_page_block_option() {
