@@ -1,0 +1,401 @@
+// Each check on hand-made trees, one case that must fire and one that must not; the registry
+// and its -W/-E switches; the check_tree() entry point.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "cmalign/checks/checks.hpp"
+#include "support/dt_builder.hpp"
+#include "support/models.hpp"
+
+using namespace cmalign;
+using namespace cmalign::test;
+
+namespace {
+
+std::vector<Diagnostic> findings(const checks::Result& r, const std::string& check) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : r.diagnostics)
+        if (d.check == check) out.push_back(d);
+    return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+checks::Result check_tree(const dt::Tree& t, const kernel::Model& m, checks::Options o = {}) {
+    return checks::run(t, m, o);
+}
+
+} // namespace
+
+TEST_CASE("cma-size-alignment: a 4 MiB pool is lost on 16K pages and fine on 4K") {
+    auto t = board({cma_pool("cma_test_reserve", 4u << 20, 24)});
+    auto r16 = check_tree(t, arm64_612(16384));
+    auto f = findings(r16, "cma-size-alignment");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].node == "/reserved-memory/cma_test_reserve");
+    CHECK(f[0].input == "board.dts");
+    CHECK(f[0].where == Location{"board.dts", 24, 10});
+    CHECK(contains(f[0].message, "Reserved memory: incorrect alignment of CMA region"));
+    CHECK(contains(f[0].message, "node cma_test_reserve compatible matching fail"));
+    CHECK(contains(f[0].message, "32 MiB"));
+    REQUIRE(f[0].fix.size() == 1);
+    CHECK(f[0].fix[0].property == "size");
+    CHECK(f[0].fix[0].old_value == 4u << 20);
+    CHECK(f[0].fix[0].new_value == 32u << 20); // smallest multiple of 32 MiB not below 4 MiB
+
+    CHECK(findings(check_tree(t, arm64_612(4096)), "cma-size-alignment").empty());
+    // 40 MiB on 16K pages rounds up to 64 MiB.
+    auto t40 = board({cma_pool("p", 40u << 20)});
+    auto f40 = findings(check_tree(t40, arm64_612(16384)), "cma-size-alignment");
+    REQUIRE(f40.size() == 1);
+    CHECK(f40[0].fix.at(0).new_value == 64u << 20);
+}
+
+TEST_CASE("cma-size-alignment when the kernel decides the alignment at boot") {
+    auto m = arm64_612(65536);
+    m.arch = kernel::Arch::powerpc;
+    m.pageblock_order.reset();
+    m.cma_min_alignment_bytes.reset();
+    m.pageblock_order_range = std::pair{5, 8}; // 2 MiB (radix) .. 16 MiB (hash)
+    auto small = board({cma_pool("p", 1u << 20)});
+    auto f = findings(check_tree(small, m), "cma-size-alignment");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error); // below even the smallest possible alignment
+    auto mid = board({cma_pool("p", 4u << 20)});
+    auto g = findings(check_tree(mid, m), "cma-size-alignment");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].severity == Severity::warning); // fine on radix, lost on hash
+    CHECK(g[0].fix.at(0).new_value == 16u << 20);
+    CHECK(findings(check_tree(board({cma_pool("p", 16u << 20)}), m), "cma-size-alignment").empty());
+    m.pageblock_order_range.reset();
+    auto h = findings(check_tree(mid, m), "cma-size-alignment");
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].severity == Severity::note);
+}
+
+TEST_CASE("cma-base-alignment: only a static base can be misaligned") {
+    auto bad = board({cma_static("pool@41000000", 0x41000000, 32u << 20, 9)});
+    auto f = findings(check_tree(bad, arm64_612(16384)), "cma-base-alignment");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].where == Location{"board.dts", 9, 10});
+    CHECK(f[0].fix.empty()); // a base is never moved
+    CHECK(contains(f[0].message, "0x40000000"));
+    CHECK(contains(f[0].message, "0x42000000"));
+    auto good = board({cma_static("pool@42000000", 0x42000000, 32u << 20)});
+    CHECK(check_tree(good, arm64_612(16384)).diagnostics.empty());
+    // A dynamic pool's base is aligned by the kernel itself.
+    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
+                   "cma-base-alignment")
+              .empty());
+}
+
+TEST_CASE("reserved-memory-format: cells unlike the root's, with the version's prefix") {
+    auto t = board({cma_pool("linux,cma", 32u << 20)});
+    auto* rm = const_cast<dt::Node*>(t.find("/reserved-memory"));
+    *rm->find_property("#address-cells") = cells("#address-cells", {1}, 5);
+    auto f = findings(check_tree(t, arm64_612(16384)), "reserved-memory-format");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].where.line == 5);
+    CHECK(contains(f[0].message,
+                   "\"OF: reserved mem: Reserved memory: unsupported node format, ignoring\""));
+    CHECK(contains(f[0].message, "#address-cells is 1, the root's is 2"));
+    auto m61 = arm64_612(16384);
+    m61.version = *KernelVersion::parse("6.1.192");
+    CHECK(contains(findings(check_tree(t, m61), "reserved-memory-format").at(0).message,
+                   "\"OF: fdt: Reserved memory: unsupported node format"));
+    // Ignored pools are not judged further.
+    CHECK(findings(check_tree(t, arm64_612(16384)), "cma-size-alignment").empty());
+    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
+                   "reserved-memory-format")
+              .empty());
+}
+
+TEST_CASE("property-length: the kernel's message for each property") {
+    auto bad_reg = node("r@1", {cells("reg", {0, 0x50000000, 0}, 7)});
+    auto f = findings(check_tree(board({bad_reg}), arm64_612()), "property-length");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "invalid reg property in 'r@1', skipping node."));
+    CHECK(f[0].where.line == 7);
+
+    auto bad_size = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                               cells("size", {0x2000000})});
+    auto g = findings(check_tree(board({bad_size}), arm64_612()), "property-length");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "invalid size property in 'p' node."));
+
+    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "property-length")
+              .empty());
+
+    auto disabled = bad_reg;
+    disabled.properties.push_back(str("status", {"disabled"}));
+    CHECK(findings(check_tree(board({disabled}), arm64_612()), "property-length").empty());
+
+    auto multi =
+        node("m@1", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                     cells("reg", {0, 0x42000000, 0, 0x2000000, 0, 0x46000000, 0, 0x2000000})});
+    auto h = findings(check_tree(board({multi}), arm64_612()), "property-length");
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].severity == Severity::warning);
+    CHECK(contains(h[0].message, "ignores 1 regions in node 'm@1'"));
+}
+
+TEST_CASE("zero-size") {
+    auto z = node("z@1", {cells("reg", {0, 0x50000000, 0, 0})});
+    auto f = findings(check_tree(board({z}), arm64_612()), "zero-size");
+    REQUIRE(f.size() == 1);
+    CHECK(contains(f[0].message, "failed to reserve memory for node 'z@1'"));
+    CHECK(findings(
+              check_tree(board({node("n@1", {cells("reg", {0, 0x50000000, 0, 1})})}), arm64_612()),
+              "zero-size")
+              .empty());
+}
+
+TEST_CASE("reusable-no-map") {
+    auto both = cma_pool("both", 32u << 20);
+    both.properties.push_back(flag("no-map"));
+    auto f = findings(check_tree(board({both}), arm64_612()), "reusable-no-map");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "node both compatible matching fail"));
+    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "reusable-no-map")
+              .empty());
+    auto other =
+        node("o@1", {flag("reusable"), flag("no-map"), cells("reg", {0, 0x50000000, 0, 0x1000})});
+    auto g = findings(check_tree(board({other}), arm64_612()), "reusable-no-map");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].severity == Severity::warning);
+}
+
+TEST_CASE("coherent-no-map: arm needs no-map on a coherent pool") {
+    auto pool = node("dma@50000000", {str("compatible", {"shared-dma-pool"}),
+                                      cells("reg", {0x50000000, 0x100000})});
+    auto m = arm64_612(4096);
+    m.arch = kernel::Arch::arm;
+    auto f = findings(check_tree(board({pool}, 1, 1), m), "coherent-no-map");
+    REQUIRE(f.size() == 1);
+    CHECK(contains(f[0].message, "Reserved memory: regions without no-map are not yet supported"));
+    CHECK(findings(check_tree(board({pool}, 1, 1), arm64_612(4096)), "coherent-no-map").empty());
+    pool.properties.push_back(flag("no-map"));
+    CHECK(findings(check_tree(board({pool}, 1, 1), m), "coherent-no-map").empty());
+}
+
+TEST_CASE("overlap") {
+    auto a = node("a@50000000", {cells("reg", {0, 0x50000000, 0, 0x200000})});
+    auto b = node("b@50100000", {cells("reg", {0, 0x50100000, 0, 0x200000})});
+    auto c = node("c@50300000", {cells("reg", {0, 0x50300000, 0, 0x100000})}); // touches b's end
+    auto f = findings(check_tree(board({a, b, c}), arm64_612()), "overlap");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::warning);
+    CHECK(f[0].node == "/reserved-memory/b@50100000");
+    CHECK(contains(f[0].message, "OVERLAP DETECTED!"));
+    CHECK(findings(check_tree(board({a, c}), arm64_612()), "overlap").empty());
+
+    auto t = board({cma_static("cma@42000000", 0x42000000, 32u << 20)});
+    t.memreserve.push_back({0x42100000, 0x1000, {}});
+    auto g = findings(check_tree(t, arm64_612()), "overlap");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "/memreserve/"));
+}
+
+TEST_CASE("outside-memory") {
+    auto out = cma_static("cma@90000000", 0x90000000, 32u << 20); // RAM is 0x40000000..0x80000000
+    auto f = findings(check_tree(board({out}), arm64_612()), "outside-memory");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::warning);
+    CHECK(findings(
+              check_tree(board({cma_static("cma@42000000", 0x42000000, 32u << 20)}), arm64_612()),
+              "outside-memory")
+              .empty());
+    auto firmware = node("fw@f0000000", {flag("no-map"), cells("reg", {0, 0xf0000000, 0, 0x1000})});
+    CHECK(findings(check_tree(board({firmware}), arm64_612()), "outside-memory").empty());
+
+    auto ranged = cma_pool("r", 64u << 20);
+    ranged.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
+    auto g = findings(check_tree(board({ranged}), arm64_612()), "outside-memory");
+    REQUIRE(g.size() == 1); // only 32 MiB of that range is RAM
+    auto fits = cma_pool("r", 32u << 20);
+    fits.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
+    CHECK(findings(check_tree(board({fits}), arm64_612()), "outside-memory").empty());
+}
+
+TEST_CASE("cma-areas") {
+    auto m = arm64_612();
+    m.cma_areas = 2;
+    auto three =
+        board({cma_pool("a", 32u << 20), cma_pool("b", 32u << 20), cma_pool("c", 32u << 20)});
+    auto f = findings(check_tree(three, m), "cma-areas");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].node == "/reserved-memory/c");
+    CHECK(contains(f[0].message, "cma: Not enough slots for CMA reserved regions!"));
+    auto two = board({cma_pool("a", 32u << 20), cma_pool("b", 32u << 20)});
+    auto g = findings(check_tree(two, m), "cma-areas");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].severity == Severity::warning);
+    CHECK(findings(check_tree(board({cma_pool("a", 32u << 20)}), m), "cma-areas").empty());
+}
+
+TEST_CASE("cma-disabled") {
+    auto m = arm64_612();
+    m.dma_cma = false;
+    auto t = board({cma_pool("linux,cma", 32u << 20)});
+    auto f = findings(check_tree(t, m), "cma-disabled");
+    REQUIRE(f.size() == 1);
+    CHECK(contains(f[0].message, "CONFIG_DMA_CMA"));
+    auto r = check_tree(t, m);
+    CHECK(r.reservations.regions.at(0).kind == reserved::Kind::inactive);
+    CHECK(findings(r, "cma-size-alignment").empty());
+    CHECK(findings(check_tree(t, arm64_612()), "cma-disabled").empty());
+}
+
+TEST_CASE("cmdline-cma") {
+    auto m4k = arm64_612(4096); // 2 MiB alignment
+    auto with_args = [](std::string args) {
+        auto t = board({});
+        t.root.children.push_back(node("chosen", {str("bootargs", {std::move(args)})}));
+        return t;
+    };
+    SUBCASE("size rounded up past a fixed limit") {
+        auto f = findings(check_tree(with_args("cma=3M@0x80000000"), m4k), "cmdline-cma");
+        REQUIRE(f.size() == 2);
+        CHECK(f[0].severity == Severity::note); // 3 MiB → 4 MiB
+        CHECK(f[1].severity == Severity::error);
+        CHECK(contains(f[1].message, "exceeds limit"));
+        CHECK(f[1].node == "/chosen");
+    }
+    SUBCASE("misaligned fixed base") {
+        auto f = findings(check_tree(with_args("cma=64M@0x80100000"), m4k), "cmdline-cma");
+        REQUIRE(f.size() == 1);
+        CHECK(f[0].severity == Severity::error);
+        CHECK(
+            contains(f[0].message, "cma: Region at 0x80100000 must be aligned to 0x200000 bytes"));
+    }
+    SUBCASE("a plain size is fine") {
+        CHECK(findings(check_tree(with_args("console=ttyS0 cma=64M"), m4k), "cmdline-cma").empty());
+    }
+    SUBCASE("cma= overrides a linux,cma-default pool") {
+        auto pool = cma_pool("linux,cma", 32u << 20);
+        pool.properties.push_back(flag("linux,cma-default"));
+        auto t = board({pool});
+        checks::Options o;
+        o.bootargs = "cma=64M";
+        auto f = findings(check_tree(t, m4k, o), "cmdline-cma");
+        REQUIRE(f.size() == 1);
+        CHECK(f[0].severity == Severity::warning);
+        CHECK(contains(f[0].message,
+                       "Reserved memory: bypass linux,cma node, using cmdline CMA params instead"));
+        auto m619 = m4k;
+        m619.version = *KernelVersion::parse("6.19");
+        CHECK(contains(findings(check_tree(t, m619, o), "cmdline-cma").at(0).message,
+                       "Skipping dt linux,cma-default"));
+        CHECK(findings(check_tree(t, m4k), "cmdline-cma").empty());
+    }
+    SUBCASE("bare cma and zero") {
+        CHECK(contains(findings(check_tree(with_args("cma"), m4k), "cmdline-cma").at(0).message,
+                       "Config string not provided"));
+        auto z = findings(check_tree(with_args("cma=0"), m4k), "cmdline-cma");
+        REQUIRE(z.size() == 1);
+        CHECK(z[0].severity == Severity::note);
+    }
+}
+
+TEST_CASE("cell-overflow") {
+    dt::Tree t;
+    t.input = "x.dts";
+    t.root = node("", {cells("#address-cells", {3}), cells("#size-cells", {1})},
+                  {node("reserved-memory",
+                        {cells("#address-cells", {3}), cells("#size-cells", {1}), flag("ranges")},
+                        {node("r@1", {cells("reg", {1, 0, 0x50000000, 0x1000})})})});
+    auto f = findings(check_tree(t, arm64_612()), "cell-overflow");
+    REQUIRE(f.size() == 1);
+    CHECK(contains(f[0].message, "0x50000000"));
+    auto m32 = arm64_612();
+    m32.phys_addr_64bit = false;
+    auto high = board({cma_static("cma@100000000", 0x100000000ull, 32u << 20)});
+    auto g = findings(check_tree(high, m32), "cell-overflow");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "32-bit phys_addr_t"));
+    CHECK(findings(check_tree(high, arm64_612()), "cell-overflow").empty());
+}
+
+TEST_CASE("alignment-cells and alignment-not-power-of-2") {
+    auto pool = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                           cells("size", {0x2000000}), cells("alignment", {0, 0x300000})});
+    auto r = check_tree(board({pool}, 2, 1), arm64_612());
+    REQUIRE(findings(r, "alignment-cells").size() == 1);
+    REQUIRE(findings(r, "alignment-not-power-of-2").size() == 1);
+    auto even = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                           cells("size", {0, 0x2000000}), cells("alignment", {0, 0x400000})});
+    auto r2 = check_tree(board({even}), arm64_612());
+    CHECK(findings(r2, "alignment-cells").empty());
+    CHECK(findings(r2, "alignment-not-power-of-2").empty());
+}
+
+TEST_CASE("the registry holds the contract's check names") {
+    for (const char* name : {"cma-size-alignment", "cma-base-alignment", "reserved-memory-format",
+                             "property-length", "reusable-no-map", "overlap", "outside-memory",
+                             "cma-areas", "cma-disabled", "cmdline-cma", "cell-overflow"}) {
+        const auto* c = checks::find_check(name);
+        REQUIRE_MESSAGE(c, name);
+        CHECK(std::string(c->description).size() > 10);
+        CHECK(static_cast<bool>(c->function));
+    }
+    CHECK(checks::find_check("no-such-check") == nullptr);
+    // Names are unique.
+    auto all = checks::registry();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        for (std::size_t j = i + 1; j < all.size(); ++j)
+            CHECK(std::string(all[i].name) != all[j].name);
+}
+
+TEST_CASE("-W/-Wno/-E switches as dtc") {
+    Diagnostics diags;
+    auto off = checks::parse_switch('W', "no-overlap", diags);
+    REQUIRE(off);
+    CHECK(off->kind == checks::Switch::Kind::disable_warning);
+    CHECK(off->check == "overlap");
+    CHECK_FALSE(checks::parse_switch('W', "no-such", diags));
+    CHECK(diags.has_errors());
+
+    auto a = node("a@50000000", {cells("reg", {0, 0x50000000, 0, 0x200000})});
+    auto b = node("b@50100000", {cells("reg", {0, 0x50100000, 0, 0x200000})});
+    auto t = board({a, b});
+    checks::Options disabled;
+    disabled.switches.push_back(*off);
+    CHECK(findings(check_tree(t, arm64_612(), disabled), "overlap").empty());
+
+    checks::Options promoted;
+    Diagnostics d2;
+    promoted.switches.push_back(*checks::parse_switch('E', "overlap", d2));
+    auto f = findings(check_tree(t, arm64_612(), promoted), "overlap");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+
+    checks::Options none;
+    none.switches.push_back(*checks::parse_switch('W', "no-all", d2));
+    CHECK(check_tree(t, arm64_612(), none).diagnostics.empty());
+    none.switches.push_back(*checks::parse_switch('E', "overlap", d2)); // -E enables it again
+    CHECK(findings(check_tree(t, arm64_612(), none), "overlap").size() == 1);
+
+    auto plain = check_tree(t, arm64_612());
+    CHECK(plain.count(Severity::warning) == 1);
+    CHECK_FALSE(plain.failed(false));
+    CHECK(plain.failed(true)); // --werror
+}
+
+TEST_CASE("a clean board has no findings") {
+    auto t =
+        board({cma_pool("linux,cma", 64u << 20), cma_static("cma@44000000", 0x44000000, 32u << 20),
+               node("fw@50000000", {flag("no-map"), cells("reg", {0, 0x50000000, 0, 0x100000})})});
+    auto r = check_tree(t, arm64_612(16384));
+    CHECK(r.diagnostics.empty());
+    CHECK(r.reservations.regions.size() == 3);
+}
