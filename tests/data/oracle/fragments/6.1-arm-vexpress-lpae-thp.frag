@@ -1,0 +1,5 @@
+# base: make ARCH=arm vexpress_defconfig   (kernel tree 6.1, 6.1.192)
+# method seq: scripts/config --file .config <these>; make olddefconfig
+CONFIG_ARM_LPAE=y
+# CONFIG_HUGETLBFS is not set
+CONFIG_TRANSPARENT_HUGEPAGE=y
