@@ -231,11 +231,20 @@ LineResult parse_assignment(std::string_view line) {
                 fmt::format("unexpected {} at the start of the value", describe_byte(*it)));
         }
         r.value = value;
+        It const value_end = it;
         x3::parse(it, end, blanks);
         if (it != end)
             return error_at(line, it,
                             fmt::format("unexpected {} after the value", describe_byte(*it)));
-        if (!is_tristate_or_number(r.value)) {
+        if (it != value_end && is_number(value)) {
+            // y/m/n: kconfig reads the first character only, so trailing blanks do not matter;
+            // an int/hex value must be all digits (symbol.c sym_string_valid).
+            r.column = column_of(line, value_end);
+            r.check = "config-trailing-blank";
+            r.message = fmt::format("blank after the number '{}' of CONFIG_{}: kconfig rejects "
+                                    "the value and keeps the default",
+                                    printable(r.value), r.name);
+        } else if (!is_tristate_or_number(r.value)) {
             r.column = column_of(line, value.data());
             r.check = "config-unquoted-value";
             r.message = fmt::format(

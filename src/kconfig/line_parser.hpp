@@ -20,6 +20,9 @@
 // character of a bool/tristate value, requires a whole number for int/hex and a quoted string
 // (escapes \" and \\) for string symbols; since we do not know the types here, a value is one
 // quoted string or one bare word, optionally followed by blanks, and anything else is an error.
+// Values kconfig would drop are kept (they say what the user meant) with a warning:
+// an unquoted word that is not y/m/n or a number (config-unquoted-value), a number followed by
+// blanks (config-trailing-blank).
 #pragma once
 
 #include <string>

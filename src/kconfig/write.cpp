@@ -58,6 +58,16 @@ std::string valid_utf8(const std::string& text) {
     return out;
 }
 
+// Whether an unquoted value reads back as the same bare word (line_parser.cpp's bare_word).
+bool is_bare_word(const std::string& value) {
+    if (value.empty()) return false;
+    for (char c : value) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 0x20 || u == 0x7f || c == '"' || c == '#') return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::string to_config_text(const Config& config) {
@@ -78,7 +88,9 @@ std::string to_config_text(const Config& config) {
             continue;
         }
         out += "CONFIG_" + name + "=";
-        if (entry.quoted)
+        // An unquoted value that is not one word (only possible through Config::set) is written
+        // as a string, so that the text always reads back.
+        if (entry.quoted || !is_bare_word(entry.value))
             append_quoted(out, entry.value);
         else
             out += entry.value;

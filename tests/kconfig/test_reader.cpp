@@ -136,6 +136,12 @@ TEST_CASE("CRLF line endings read like LF, columns unchanged") {
     Parsed bad = parse("CONFIG_A=y\r\nCONFIG_B=y z\r\n");
     REQUIRE(bad.diags.items().size() == 1);
     CHECK(bad.diags.items()[0].where == Location{"t.config", 2, 12});
+    // A UTF-8 byte-order mark is skipped; columns still count its bytes.
+    Parsed bom = parse("\xEF\xBB\xBF# Linux/arm64 6.12.117 Kernel Configuration\nCONFIG_A=y\n");
+    CHECK(bom.ok);
+    CHECK(bom.config.header_arch == "arm64");
+    CHECK(error_place("\xEF\xBB\xBF"
+                      "CONFIG_A=y z") == "1:15");
     // A carriage return that is not part of the line ending is a stray byte.
     CHECK(error_place("CONFIG_A=y\rCONFIG_B=n") == "1:11");
 }
@@ -214,6 +220,18 @@ TEST_CASE("unquoted words that are not y/m/n or numbers are kept, with a warning
     CHECK_FALSE(p.config.find("CMDLINE")->quoted);
     CHECK_FALSE(p.config.get_bool("B").has_value()); // kconfig would read 'y'; we do not guess
     CHECK(p.config.get_string("UTF") == "\xc3\xa9t\xc3\xa9");
+}
+
+TEST_CASE("a number followed by blanks is kept, with a warning; y/m/n and strings are not") {
+    Parsed p = parse("CONFIG_N=5 \nCONFIG_H=0x10\t\nCONFIG_B=y  \nCONFIG_S=\"s\"  \n");
+    CHECK(p.ok);
+    auto warnings = of_severity(p.diags, Severity::warning);
+    REQUIRE(warnings.size() == 2);
+    CHECK(warnings[0].check == "config-trailing-blank");
+    CHECK(warnings[0].where == Location{"t.config", 1, 11});
+    CHECK(warnings[1].where == Location{"t.config", 2, 14});
+    CHECK(p.config.get_int("N") == 5);
+    CHECK(p.config.get_int("H") == 16);
 }
 
 TEST_CASE("the kernel configuration header") {

@@ -66,6 +66,20 @@ TEST_CASE("write then read gives the same symbols") {
     CHECK(cmalign::kconfig::to_config_text(again) == text);
 }
 
+TEST_CASE("values set through the API that are not one word are written as strings") {
+    Config c;
+    c.set({"SPACED", "a b", false, {"api", 0, 0}});
+    c.set({"EMPTY", "", false, {"api", 0, 0}});
+    c.set({"HASH", "x#y", false, {"api", 0, 0}});
+    std::string text = cmalign::kconfig::to_config_text(c);
+    CHECK(text == "CONFIG_EMPTY=\"\"\nCONFIG_HASH=\"x#y\"\nCONFIG_SPACED=\"a b\"\n");
+    Config again;
+    Diagnostics d;
+    CHECK(cmalign::kconfig::read_fragment(text, "w", again, d));
+    CHECK(again.get_string("SPACED") == "a b");
+    CHECK(again.get_string("EMPTY") == "");
+}
+
 TEST_CASE("to_json follows the contract of `cmalign config`") {
     Config c;
     Diagnostics d;

@@ -58,8 +58,14 @@ private:
 };
 
 // Parses one file's text into `into` (merging as described above). `file` names the text in
-// locations. Malformed lines are errors at file:line:col; parsing continues with the next line.
-// Returns false when any error was reported.
+// locations. Malformed lines are errors at file:line:col (1-based byte column of the offending
+// byte); parsing continues with the next line. Returns false when any error was reported.
+// Accepted: "CONFIG_X=<word>" and "CONFIG_X=\"<string>\"" (escapes \" and \\) with optional
+// trailing blanks, "# CONFIG_X is not set", comments, blank lines, LF or CRLF. Warnings (check
+// names): config-redefined (another value than an earlier line, naming both places),
+// config-ignored-line (a "# CONFIG_X is not set" look-alike kconfig skips),
+// config-unquoted-value / config-trailing-blank (a value kconfig would drop; we keep it).
+// The rules and their confdata.c sources are in src/kconfig/line_parser.hpp.
 bool read_fragment(std::string_view text, const std::string& file, Config& into,
                    Diagnostics& diags);
 
