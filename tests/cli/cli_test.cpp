@@ -1,47 +1,15 @@
 // The CLI as scripts use it: exit codes and the contract's JSON.
 #include <doctest/doctest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
-namespace {
+#include "cli/cli_support.hpp"
 
-struct Run {
-    int exit_code = -1;
-    std::string out;
-};
-
-// Runs the built cmalign with `args` (shell words), stdout captured, stderr to `err_file`.
-Run run_cli(const std::string& args, const std::string& err_file = "/dev/null") {
-    std::string command = std::string(CMALIGN_CLI) + " " + args + " 2>" + err_file;
-    Run r;
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-    int status = pclose(pipe);
-    REQUIRE(WIFEXITED(status)); // never a signal
-    r.exit_code = WEXITSTATUS(status);
-    return r;
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("cmalign-cli-test-" + name)).string();
-}
-
-} // namespace
+using namespace cli_test;
 
 TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON") {
     std::ifstream in(std::string(CMALIGN_SHARED_DIR) + "/testdata/calc-cases.json");

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Times `cmalign check` over every arm64 board of a kernel tree against the reference pipeline
+# (cpp + dtc, exactly as the kernel build runs them) over the same boards, side by side in one
+# run, both on all cores, and prints the ratio (the issue's goal: <= 0.1, aim 0.033).
+#
+#   bench/check-vs-dtc.sh [KERNEL_TREE] [CMALIGN_BINARY] [ARCH]
+set -euo pipefail
+tree=${1:-/opt/cmalign/ksrc/linux-source-6.12}
+cmalign=${2:-$(dirname "$0")/../build/cmalign}
+arch=${3:-arm64}
+jobs=$(nproc)
+dts_dir=$tree/arch/$arch/boot/dts
+config=$(mktemp --suffix=.config)
+out=$(mktemp -d)
+trap 'rm -rf "$config" "$out"' EXIT
+printf 'CONFIG_ARM64=y\nCONFIG_ARM64_16K_PAGES=y\nCONFIG_HUGETLBFS=y\nCONFIG_CMA=y\nCONFIG_DMA_CMA=y\n' >"$config"
+
+mapfile -t boards < <(find "$dts_dir" -name '*.dts' | sort)
+echo "boards: ${#boards[@]} ($arch, $tree), jobs: $jobs"
+
+# The kernel's own rule (scripts/Makefile.lib: dtc_cpp_flags, cmd_dtc), one board per process.
+reference() {
+    printf '%s\n' "${boards[@]}" | xargs -P "$jobs" -I{} sh -c '
+        b="$1"; tree="$2"; out="$3"
+        cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp \
+            -I "$tree/scripts/dtc/include-prefixes" -I "$(dirname "$b")" "$b" 2>/dev/null |
+        dtc -I dts -O dtb -q -o "$out/$(basename "$b").dtb" - 2>/dev/null || true' _ {} "$tree" "$out"
+}
+
+now() { date +%s.%N; }
+t0=$(now); reference; t1=$(now)
+"$cmalign" check --no-progress --kernel-tree "$tree" -c "$config" --format json -j "$jobs" "$dts_dir" \
+    >"$out/check.json" || true
+t2=$(now)
+ref=$(echo "$t1 - $t0" | bc -l)
+ours=$(echo "$t2 - $t1" | bc -l)
+printf 'cpp+dtc:        %8.2f s\n' "$ref"
+printf 'cmalign check:  %8.2f s\n' "$ours"
+printf 'ratio:          %8.3f  (cmalign / cpp+dtc; goal <= 0.100, %.1fx faster)\n' \
+    "$(echo "$ours / $ref" | bc -l)" "$(echo "$ref / $ours" | bc -l)"
+/usr/bin/python3 - "$out/check.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+boards = {r["input"] for r in j["regions"] if r["kind"] == "cma"}
+bad = {d["input"] for d in j["diagnostics"] if d["severity"] == "error"}
+print(f"boards with a CMA pool: {len(boards)}, rejected at 16K pages: {len(bad)}")
+PY

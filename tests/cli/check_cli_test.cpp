@@ -1,0 +1,132 @@
+// `cmalign check` end to end on the example board and on bad input.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
+
+using namespace cli_test;
+
+namespace {
+const std::string board = CMALIGN_SOURCE_DIR "/examples/boards/seed-board.dts";
+const std::string config_4k = CMALIGN_SOURCE_DIR "/examples/configs/arm64-4k.config";
+const std::string config_16k = CMALIGN_SOURCE_DIR "/examples/configs/arm64-16k.config";
+} // namespace
+
+TEST_CASE("the example board is clean on 4K pages and loses its pools on 16K pages") {
+    CHECK(run_cli("check " + board + " -c " + config_4k).exit_code == 0);
+    auto r = run_cli("check " + board + " -c " + config_16k);
+    CHECK(r.exit_code == 1);
+    // gcc style, located in the included .dtsi where the size is written, with the check name.
+    CHECK(r.out.find("acme-soc.dtsi:23:12: error: ") != std::string::npos);
+    CHECK(r.out.find("[cma-size-alignment]") != std::string::npos);
+    CHECK(r.out.find("incorrect alignment of CMA region") != std::string::npos);
+}
+
+TEST_CASE("check JSON follows the contract") {
+    auto r = run_cli("check --format json " + board + " -c " + config_16k);
+    REQUIRE(r.exit_code == 1);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["alignment"]["cma_min_alignment_bytes"] == 32u << 20);
+    REQUIRE(j["regions"].size() == 3);
+    for (const auto& region : j["regions"])
+        for (const char* key : {"input", "file", "line", "node", "compatible", "kind", "reusable",
+                                "no_map", "cma_default", "base", "size", "alignment", "alloc_ranges"})
+            CHECK_MESSAGE(region.contains(key), key);
+    std::set<std::string> kinds;
+    for (const auto& region : j["regions"]) kinds.insert(region["kind"].get<std::string>());
+    CHECK(kinds == std::set<std::string>{"cma", "static"});
+    const auto& vdec = j["regions"][0];
+    CHECK(vdec["node"] == "/reserved-memory/vdec-pool");
+    CHECK(vdec["base"].is_null()); // dynamically placed
+    CHECK(vdec["size"] == 4u << 20);
+    REQUIRE(j["diagnostics"].size() == 2);
+    for (const auto& d : j["diagnostics"]) {
+        for (const char* key : {"input", "file", "line", "column", "severity", "check", "message",
+                                "node", "fix"})
+            CHECK_MESSAGE(d.contains(key), key);
+        CHECK(d["severity"] == "error");
+        CHECK(d["fix"]["new"] == 32u << 20);
+    }
+    CHECK(j["summary"] == nlohmann::json{{"errors", 2}, {"warnings", 0}, {"notes", 0}});
+}
+
+TEST_CASE("-W/-E switch checks as dtc does") {
+    CHECK(run_cli("check -Wno-cma-size-alignment " + board + " -c " + config_16k).exit_code == 0);
+    CHECK(run_cli("check -Wno-cma-size-alignment -W cma-size-alignment " + board + " -c " + config_16k)
+              .exit_code == 1);
+    CHECK(run_cli("check -Wno-no-such-check " + board + " -c " + config_16k).exit_code == 2);
+}
+
+TEST_CASE("SARIF output names the rules and locations") {
+    auto r = run_cli("check --format sarif " + board + " -c " + config_16k);
+    REQUIRE(r.exit_code == 1);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["version"] == "2.1.0");
+    const auto& results = j["runs"][0]["results"];
+    REQUIRE(results.size() == 2);
+    CHECK(results[0]["ruleId"] == "cma-size-alignment");
+    CHECK(results[0]["level"] == "error");
+    CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 23);
+}
+
+TEST_CASE("bad DTS input is a located error and exit 2, never a crash") {
+    auto dir = std::filesystem::temp_directory_path() / "cmalign-check-bad";
+    std::filesystem::create_directories(dir);
+    struct Case {
+        const char* name;
+        const char* text;
+    } cases[] = {
+        {"unterminated-node.dts", "/dts-v1/;\n/ {\n\tnode {\n"},
+        {"unterminated-string.dts", "/dts-v1/;\n/ { model = \"abc; };\n"},
+        {"bad-cells.dts", "/dts-v1/;\n/ { reg = <1 2 zz>; };\n"},
+        {"undefined-label.dts", "/dts-v1/;\n/ { };\n&nowhere { x; };\n"},
+        {"self-include.dts", "/dts-v1/;\n#include \"self-include.dts\"\n"},
+        {"missing-include.dts", "/dts-v1/;\n#include \"no-such.dtsi\"\n/ { };\n"},
+        {"runaway-macro.dts", "#define A B B\n#define B A A\n/dts-v1/;\n/ { x = <A>; };\n"},
+    };
+    for (const auto& c : cases) {
+        auto path = (dir / c.name).string();
+        std::ofstream(path) << c.text;
+        auto err = (dir / (std::string(c.name) + ".err")).string();
+        auto r = run_cli("check " + path + " -c " + config_16k, err);
+        CAPTURE(c.name);
+        CHECK(r.exit_code == 2);
+        auto message = read_file(err);
+        CAPTURE(message);
+        CHECK(message.find(c.name + std::string(":")) != std::string::npos);
+        CHECK(message.find("error: ") != std::string::npos);
+    }
+    // Deep nesting and a huge line.
+    {
+        std::string deep = "/dts-v1/;\n/ {\n";
+        for (int i = 0; i < 100000; ++i) deep += "n {";
+        auto path = (dir / "deep.dts").string();
+        std::ofstream(path) << deep;
+        CHECK(run_cli("check " + path + " -c " + config_16k).exit_code == 2);
+        std::string huge = "/dts-v1/;\n/ { p = \"" + std::string(8 << 20, 'x') + "\"; };\n";
+        path = (dir / "huge.dts").string();
+        std::ofstream(path) << huge;
+        CHECK(run_cli("check " + path + " -c " + config_16k).exit_code == 0);
+    }
+    // A truncated DTB.
+    {
+        auto dtb = (dir / "trunc.dtb").string();
+        std::ofstream(dtb, std::ios::binary) << std::string("\xd0\x0d\xfe\xed\x00\x00\x10\x00", 8);
+        CHECK(run_cli("check " + dtb + " -c " + config_16k).exit_code == 2);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("directories are searched for boards, and every board reports") {
+    auto r = run_cli("check --format json " CMALIGN_SOURCE_DIR "/examples/boards -c " + config_16k);
+    CHECK(r.exit_code == 1);
+    auto j = nlohmann::json::parse(r.out);
+    std::set<std::string> inputs;
+    for (const auto& region : j["regions"]) inputs.insert(region["input"].get<std::string>());
+    CHECK(inputs.size() == 2); // seed-board.dts and upstream-commit-example.dts; not the .dtsi
+}
