@@ -727,6 +727,19 @@ private:
         return 0;
     }
 
+    bool chunks_wanted(const BNode& bn) const {
+        if (!options_.value_chunks) return false;
+        if (options_.chunk_paths.empty()) return true;
+        for (const auto& prefix : options_.chunk_paths) {
+            const std::string& p = bn.fullpath;
+            if (p == prefix || prefix == "/" ||
+                (p.size() > prefix.size() && p.compare(0, prefix.size(), prefix) == 0 &&
+                 p[prefix.size()] == '/'))
+                return true;
+        }
+        return false;
+    }
+
     void convert(const BNode& bn, Node& out) {
         out.name = std::string(bn.name);
         out.where = node_location(bn);
@@ -748,7 +761,7 @@ private:
                 continue;
             }
             p.where = file_.locate(bp.def->name_span);
-            evaluate(*bp.def, &bp.phandles, &bp.path_targets, options_.value_chunks, scratch_);
+            evaluate(*bp.def, &bp.phandles, &bp.path_targets, chunks_wanted(bn), scratch_);
             p.value = scratch_.bytes;
             p.has_refs = scratch_.has_refs;
             p.chunks.reserve(scratch_.chunks.size());
@@ -779,7 +792,8 @@ std::optional<Tree> resolve(const syntax::File& file, Diagnostics& diags,
 }
 
 std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& options,
-                             FileCache& cache, Diagnostics& diags) {
+                             FileCache& cache, Diagnostics& diags,
+                             const ResolveOptions& resolve_options) {
     auto text = preprocess(path, options, cache, diags);
     if (!text) return std::nullopt;
     ParseOptions popts;
@@ -790,8 +804,8 @@ std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& o
     }
     auto syntax_file = parse(*text, popts, cache, diags);
     if (!syntax_file) return std::nullopt;
-    ResolveOptions ropts;
-    ropts.input = path;
+    ResolveOptions ropts = resolve_options;
+    if (ropts.input.empty()) ropts.input = path;
     return resolve(*syntax_file, diags, ropts);
 }
 

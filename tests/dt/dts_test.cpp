@@ -523,3 +523,23 @@ TEST_CASE("dts: a label given in a body that is merged names the existing node")
     CHECK(value_of(*l->tree, "/", "user") == "00000001");
     CHECK(value_of(*l->tree, "/", "path") == "2f6e00");
 }
+
+TEST_CASE("dts: chunks only where asked") {
+    auto text = std::make_unique<Preprocessed>(identity(make_source(
+        "t.dts", "/dts-v1/;\n/ { a = <1>; reserved-memory { r { reg = <2>; }; }; };\n")));
+    FileCache cache;
+    Diagnostics diags;
+    auto file = parse(*text, {}, cache, diags);
+    REQUIRE(file);
+    ResolveOptions options;
+    options.chunk_paths = {"/reserved-memory"};
+    auto tree = resolve(*file, diags, options);
+    REQUIRE(tree);
+    CHECK(tree->root.find_property("a")->chunks.empty());
+    CHECK(tree->find("/reserved-memory/r")->find_property("reg")->chunks.size() == 1);
+    options.value_chunks = false;
+    auto bare = resolve(*file, diags, options);
+    REQUIRE(bare);
+    CHECK(bare->find("/reserved-memory/r")->find_property("reg")->chunks.empty());
+    CHECK(bare->find("/reserved-memory/r")->find_property("reg")->value.size() == 4);
+}
