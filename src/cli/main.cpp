@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
     cmalign::cli::register_config(app, exit_code);
     cmalign::cli::register_check(app, exit_code);
     cmalign::cli::register_tree(app, exit_code);
+    cmalign::cli::register_fix(app, exit_code);
+    cmalign::cli::register_suggest(app, exit_code);
 
     try {
         app.parse(argc, argv);

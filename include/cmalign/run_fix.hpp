@@ -1,0 +1,86 @@
+// Running `fix` and `suggest` over inputs: the whole pipeline the CLI and the bindings call
+// (load the model, read each board, plan, merge, then show or write). No output format here
+// besides the contract JSON objects.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/api.hpp"
+#include "cmalign/fix/fix.hpp"
+#include "cmalign/fix/suggest.hpp"
+#include "cmalign/run.hpp"
+
+namespace cmalign {
+
+enum class FixMode {
+    plan,     // compute the edits, write nothing
+    diff,     // plan + unified diff of every changed file, write nothing
+    in_place, // write every changed file atomically
+    output,   // write the single input's edited bytes to `out_path` (edits must all be in it)
+};
+
+struct FixRequest {
+    std::vector<std::string> inputs; // files and directories (as `check`)
+    ConfigOptions config;
+    TreeOptions tree;
+    std::optional<std::string> bootargs;
+    FixMode mode = FixMode::plan;
+    std::optional<std::string> out_path; // FixMode::output
+    std::string diff_base;               // diff paths relative to this directory ("" = as given)
+    unsigned jobs = 0;                   // 0: all cores
+};
+
+struct FixOutcome {
+    std::optional<kernel::Model> model;
+    std::optional<std::uint64_t> alignment; // what sizes are rounded to
+    std::size_t inputs = 0;
+    std::size_t boards_with_edits = 0;
+    std::vector<fix::Edit> edits;        // merged, sorted by file and offset
+    std::vector<Diagnostic> diagnostics; // unfixable problems, conflicts, notes
+    std::vector<Diagnostic> input_errors;
+    std::vector<Diagnostic> config_diagnostics;
+    std::vector<Diagnostic> io_errors; // render/write failures, -o misuse
+    std::string diff;                  // FixMode::diff
+    std::vector<std::string> written;  // files written
+    bool unfixable = false;
+    bool conflict = false;
+
+    // 2: configuration, input, usage or I/O error; 1: something needs a fix that was not
+    // applied (unfixable, conflict, or edits shown by plan/diff mode); 0: nothing to fix or all
+    // fixed.
+    int exit_code() const;
+};
+
+FixOutcome run_fix(const FixRequest& request);
+
+// {"edits": [{file, line, column, node, property, old, new, input, old_value, new_value}],
+//  "diagnostics": [...], "written": [...], "alignment": bytes}. `old`/`new` are the text as
+// written in the source ("0x400000" → "0x2000000"); for a DTB, the cell bytes as "<0x0 0x400000>".
+nlohmann::json fix_json(const FixOutcome& outcome);
+
+struct SuggestRequest {
+    std::vector<std::string> inputs; // boards; may be empty with target_alignment
+    ConfigOptions config;
+    TreeOptions tree;
+    std::optional<std::uint64_t> target_alignment;
+};
+
+struct SuggestOutcome {
+    std::optional<kernel::Model> model;
+    std::optional<fix::SuggestResult> result;
+    std::vector<Diagnostic> errors; // config, input or usage problems (exit 2)
+    int exit_code() const;          // 2 on errors; 1 when pools are invalid and nothing helps; 0
+};
+
+SuggestOutcome run_suggest(const SuggestRequest& request);
+
+// {"suggestions": [{changes: {"CONFIG_…": value}, cma_min_alignment_bytes, note, pageblock_order,
+//  page_size, upstream}], "needed_alignment_bytes", "current_alignment_bytes", "notes"}
+nlohmann::json suggest_json(const SuggestOutcome& outcome);
+
+} // namespace cmalign

@@ -1,0 +1,372 @@
+#include "cmalign/run_fix.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cmalign/report/report.hpp"
+#include "cmalign/reserved/regions.hpp"
+
+namespace cmalign {
+
+namespace {
+
+reserved::Reservations read_reservations(const dt::Tree& tree, const kernel::Model& model,
+                                         const std::optional<std::string>& bootargs) {
+    reserved::ReadOptions options;
+    options.bootargs = bootargs;
+    options.cma_enabled = model.cma;
+    options.dma_cma_enabled = model.dma_cma;
+    return reserved::read(tree, options);
+}
+
+// Reads every input on all cores and hands (tree, reservations) to `visit` in input order.
+struct Loaded {
+    std::optional<dt::Tree> tree;
+    std::optional<reserved::Reservations> reservations;
+    std::vector<Diagnostic> errors;
+};
+
+std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
+                             const TreeOptions& tree_options, const ConfigOptions& config,
+                             const kernel::Model& model, const std::optional<std::string>& bootargs,
+                             dt::FileCache& cache, unsigned jobs) {
+    auto pp = preprocess_options(tree_options);
+    if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
+    std::vector<Loaded> out(inputs.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+            Diagnostics diags;
+            auto tree = load_tree(inputs[i], pp, cache, diags);
+            if (tree && !diags.has_errors()) {
+                out[i].reservations = read_reservations(*tree, model, bootargs);
+                out[i].tree = std::move(tree);
+            }
+            for (auto& d : diags.items()) {
+                if (d.input.empty()) d.input = inputs[i];
+                if (d.severity == Severity::error) out[i].errors.push_back(std::move(d));
+            }
+            if (!out[i].errors.empty()) {
+                out[i].tree.reset();
+                out[i].reservations.reset();
+            }
+        }
+    };
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    jobs =
+        static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, inputs.size())));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t)
+        threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads)
+        t.join();
+    return out;
+}
+
+std::optional<kernel::Options> derive_options(const ConfigOptions& options, Diagnostics& diags) {
+    kernel::Options out;
+    if (options.arch) {
+        out.arch = kernel::parse_arch(*options.arch);
+        if (!out.arch) {
+            diags.error({}, fmt::format("unknown architecture '{}'", *options.arch));
+            return std::nullopt;
+        }
+    }
+    if (options.kernel_version) {
+        out.version = KernelVersion::parse(*options.kernel_version);
+        if (!out.version) {
+            diags.error({}, fmt::format("invalid kernel version '{}' (expected X.Y or X.Y.Z)",
+                                        *options.kernel_version));
+            return std::nullopt;
+        }
+    }
+    if (options.kernel_tree) {
+        out.tree_version = kernel_tree_version(*options.kernel_tree, diags);
+        if (!out.tree_version) return std::nullopt;
+    }
+    return out;
+}
+
+std::string cells_of_bytes(std::string_view bytes) {
+    std::string out = "<";
+    for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+        std::uint32_t cell = 0;
+        for (std::size_t k = 0; k < 4; ++k)
+            cell = (cell << 8) | static_cast<unsigned char>(bytes[i + k]);
+        out += fmt::format("{}{:#x}", i ? " " : "", cell);
+    }
+    return out + ">";
+}
+
+} // namespace
+
+int FixOutcome::exit_code() const {
+    if (!model || !input_errors.empty() || !io_errors.empty()) return 2;
+    if (unfixable || conflict) return 1;
+    return 0;
+}
+
+FixOutcome run_fix(const FixRequest& request) {
+    FixOutcome outcome;
+    Diagnostics config_diags;
+    outcome.model = load_model(request.config, config_diags);
+    outcome.config_diagnostics = config_diags.items();
+    if (!outcome.model) return outcome;
+    outcome.alignment = fix::required_alignment(*outcome.model);
+    if (!outcome.alignment) {
+        outcome.config_diagnostics.push_back(
+            {Severity::error,
+             {},
+             "",
+             "the kernel decides the CMA alignment at boot and the "
+             "configuration gives no bound: there is nothing to round to",
+             "",
+             "",
+             {}});
+        outcome.model.reset();
+        return outcome;
+    }
+    Diagnostics expand_diags;
+    auto inputs = expand_inputs(request.inputs, expand_diags);
+    outcome.input_errors = expand_diags.items();
+    outcome.inputs = inputs.size();
+    if (request.mode == FixMode::output && inputs.size() != 1) {
+        outcome.io_errors.push_back({Severity::error,
+                                     {request.out_path.value_or(""), 0, 0},
+                                     "",
+                                     fmt::format("-o takes exactly one input board ({} given); "
+                                                 "use --in-place or --diff for several",
+                                                 inputs.size()),
+                                     "",
+                                     "",
+                                     {}});
+        return outcome;
+    }
+
+    dt::FileCache cache;
+    auto loaded = load_all(inputs, request.tree, request.config, *outcome.model, request.bootargs,
+                           cache, request.jobs);
+    std::vector<fix::Edit> all;
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        auto& l = loaded[i];
+        outcome.input_errors.insert(outcome.input_errors.end(), l.errors.begin(), l.errors.end());
+        if (!l.tree) continue;
+        auto plan = fix::plan_fixes(*l.tree, *l.reservations, *outcome.alignment, cache);
+        outcome.unfixable = outcome.unfixable || plan.unfixable;
+        if (!plan.edits.empty()) ++outcome.boards_with_edits;
+        outcome.diagnostics.insert(outcome.diagnostics.end(), plan.diagnostics.begin(),
+                                   plan.diagnostics.end());
+        all.insert(all.end(), plan.edits.begin(), plan.edits.end());
+    }
+    auto merged = fix::merge_edits(all);
+    outcome.edits = std::move(merged.edits);
+    outcome.conflict = merged.conflict;
+    outcome.diagnostics.insert(outcome.diagnostics.end(), merged.diagnostics.begin(),
+                               merged.diagnostics.end());
+    if (outcome.conflict) return outcome; // nothing is shown as applicable, nothing written
+
+    if (request.mode == FixMode::plan) return outcome;
+
+    Diagnostics io;
+    auto changes = fix::render(outcome.edits, io);
+    if (io.has_errors()) {
+        outcome.io_errors = io.items();
+        return outcome;
+    }
+    switch (request.mode) {
+    case FixMode::plan:
+        break;
+    case FixMode::diff:
+        for (const auto& c : changes)
+            outcome.diff += fix::unified_diff(c, request.diff_base);
+        break;
+    case FixMode::in_place:
+        if (fix::write_changes(changes, io))
+            for (const auto& c : changes)
+                outcome.written.push_back(c.file);
+        break;
+    case FixMode::output: {
+        // -o writes one file: the board named on the command line, edited. Edits that land in an
+        // included file cannot be expressed that way (the copy would still include the old file).
+        if (!outcome.input_errors.empty() || inputs.empty()) break;
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        fix::FileChange top;
+        bool elsewhere = false;
+        for (auto& c : changes) {
+            if (fs::equivalent(c.file, inputs.front(), ec))
+                top = std::move(c);
+            else
+                elsewhere = true;
+        }
+        if (elsewhere) {
+            std::string files;
+            for (const auto& e : outcome.edits)
+                if (!fs::equivalent(e.file, inputs.front(), ec) &&
+                    files.find(e.file) == std::string::npos)
+                    files += (files.empty() ? "" : ", ") + e.file;
+            io.error({*request.out_path, 0, 0},
+                     fmt::format("the sizes to change are written in included files ({}), not "
+                                 "in {}: -o writes only the edited board file, so nothing is "
+                                 "written; use --in-place or --diff",
+                                 files, inputs.front()));
+            break;
+        }
+        if (top.file.empty()) {
+            // Nothing to change: -o still gets the input, unchanged (a filter's contract).
+            if (outcome.unfixable) break;
+            std::ifstream in(inputs.front(), std::ios::binary);
+            top.file = inputs.front();
+            top.new_content.assign(std::istreambuf_iterator<char>(in), {});
+            if (!in.good() && !in.eof()) {
+                io.error({inputs.front(), 0, 0}, "cannot read the input");
+                break;
+            }
+        }
+        std::vector<fix::FileChange> one{std::move(top)};
+        if (fix::write_changes(one, io, request.out_path))
+            outcome.written.push_back(*request.out_path);
+        break;
+    }
+    }
+    outcome.io_errors = io.items();
+    return outcome;
+}
+
+nlohmann::json fix_json(const FixOutcome& outcome) {
+    nlohmann::json edits = nlohmann::json::array();
+    for (const auto& e : outcome.edits) {
+        edits.push_back({{"file", e.file},
+                         {"line", e.where.line},
+                         {"column", e.where.column},
+                         {"node", e.node},
+                         {"property", e.property},
+                         {"old", e.binary ? cells_of_bytes(e.old_text) : e.old_text},
+                         {"new", e.binary ? cells_of_bytes(e.new_text) : e.new_text},
+                         {"input", e.input},
+                         {"old_value", e.old_value},
+                         {"new_value", e.new_value},
+                         {"binary", e.binary}});
+    }
+    nlohmann::json diags = nlohmann::json::array();
+    for (const auto* list : {&outcome.config_diagnostics, &outcome.input_errors,
+                             &outcome.diagnostics, &outcome.io_errors})
+        for (const auto& d : *list)
+            diags.push_back(report::to_json(d));
+    nlohmann::json out;
+    out["edits"] = std::move(edits);
+    out["diagnostics"] = std::move(diags);
+    out["written"] = outcome.written;
+    out["alignment"] = outcome.alignment ? nlohmann::json(*outcome.alignment) : nlohmann::json();
+    return out;
+}
+
+int SuggestOutcome::exit_code() const {
+    if (!errors.empty() || !result) return 2;
+    if (result->already_valid || !result->suggestions.empty()) return 0;
+    return 1;
+}
+
+SuggestOutcome run_suggest(const SuggestRequest& request) {
+    SuggestOutcome outcome;
+    Diagnostics diags;
+    auto options = derive_options(request.config, diags);
+    auto config = options ? load_config(request.config, diags) : std::nullopt;
+    if (config) outcome.model = kernel::derive(*config, *options, diags);
+    if (!outcome.model) {
+        outcome.errors = diags.items();
+        if (outcome.errors.empty())
+            outcome.errors.push_back(
+                {Severity::error, {}, "", "unusable configuration", "", "", {}});
+        return outcome;
+    }
+    std::optional<std::uint64_t> needed;
+    if (request.target_alignment) {
+        if (*request.target_alignment == 0) {
+            outcome.errors.push_back(
+                {Severity::error, {}, "", "--target-alignment must be positive", "", "", {}});
+            return outcome;
+        }
+        needed = fix::largest_power_of_two_dividing(*request.target_alignment);
+    }
+    if (!request.inputs.empty()) {
+        Diagnostics expand_diags;
+        auto inputs = expand_inputs(request.inputs, expand_diags);
+        for (const auto& d : expand_diags.items())
+            outcome.errors.push_back(d);
+        dt::FileCache cache;
+        auto loaded =
+            load_all(inputs, request.tree, request.config, *outcome.model, std::nullopt, cache, 0);
+        std::vector<reserved::Reservations> all;
+        for (auto& l : loaded) {
+            outcome.errors.insert(outcome.errors.end(), l.errors.begin(), l.errors.end());
+            if (l.reservations) all.push_back(std::move(*l.reservations));
+        }
+        if (!outcome.errors.empty()) return outcome;
+        auto from_pools = fix::needed_alignment(all);
+        if (from_pools)
+            needed = needed ? std::min(*needed, *from_pools) : *from_pools;
+        else if (!needed) {
+            outcome.errors.push_back({Severity::error,
+                                      {},
+                                      "",
+                                      "the inputs have no CMA pool (and no --target-alignment)",
+                                      "",
+                                      "",
+                                      {}});
+            return outcome;
+        }
+    }
+    if (!needed) {
+        outcome.errors.push_back(
+            {Severity::error, {}, "", "give board files or --target-alignment SIZE", "", "", {}});
+        return outcome;
+    }
+    Diagnostics sdiags;
+    outcome.result = fix::suggest(*config, *options, *needed, sdiags);
+    if (!outcome.result) outcome.errors = sdiags.items();
+    return outcome;
+}
+
+nlohmann::json suggest_json(const SuggestOutcome& outcome) {
+    nlohmann::json out;
+    nlohmann::json list = nlohmann::json::array();
+    nlohmann::json notes = nlohmann::json::array();
+    if (outcome.result) {
+        for (const auto& s : outcome.result->suggestions) {
+            nlohmann::json changes = nlohmann::json::object();
+            for (const auto& [k, v] : s.changes)
+                changes[k] = v;
+            list.push_back({{"changes", changes},
+                            {"cma_min_alignment_bytes", s.cma_min_alignment_bytes},
+                            {"note", s.note},
+                            {"pageblock_order", s.pageblock_order},
+                            {"page_size", s.page_size},
+                            {"upstream", s.upstream}});
+        }
+        for (const auto& n : outcome.result->notes)
+            notes.push_back(n);
+        out["needed_alignment_bytes"] = outcome.result->needed_alignment;
+        out["current_alignment_bytes"] = outcome.result->current_alignment
+                                             ? nlohmann::json(*outcome.result->current_alignment)
+                                             : nlohmann::json();
+        out["already_valid"] = outcome.result->already_valid;
+    }
+    out["suggestions"] = std::move(list);
+    out["notes"] = std::move(notes);
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& d : outcome.errors)
+        errors.push_back(report::to_json(d));
+    out["diagnostics"] = std::move(errors);
+    return out;
+}
+
+} // namespace cmalign

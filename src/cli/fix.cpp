@@ -1,0 +1,112 @@
+// cmalign fix FILE... (--in-place | -o OUT | --diff): CMA pool sizes rounded up where written.
+//
+// Exit codes: 0 nothing needed fixing, or everything was fixed (--in-place / -o); 1 something
+// needs a fix that was not applied: an unfixable size or base, conflicting edits, or — with
+// --diff or without a mode — edits that are only shown (as `ruff --diff` and `black --check`
+// do, so CI can fail on them); 2 configuration, input, usage or write errors.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cmalign/core/size.hpp"
+#include "cmalign/report/report.hpp"
+#include "cmalign/run_fix.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_fix(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "fix",
+        "round CMA pool sizes up to the kernel's alignment, in the file where each is written");
+    auto request = std::make_shared<FixRequest>();
+    auto format = std::make_shared<std::string>("text");
+    auto in_place = std::make_shared<bool>(false);
+    auto diff = std::make_shared<bool>(false);
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories")
+        ->required();
+    add_config_options(*cmd, request->config);
+    add_tree_options(*cmd, request->tree);
+    cmd->add_option("--bootargs", request->bootargs,
+                    "kernel command line (overrides /chosen/bootargs)");
+    auto* in_place_opt = cmd->add_flag("--in-place", *in_place,
+                                       "rewrite the files (atomically) where sizes are written");
+    auto* out_opt = cmd->add_option("-o,--output", *out,
+                                    "write the edited board here (one input; every edit must be "
+                                    "in that file, not in an included one)");
+    auto* diff_opt = cmd->add_flag("--diff", *diff,
+                                   "print a unified diff of every file to change, write nothing");
+    in_place_opt->excludes(out_opt)->excludes(diff_opt);
+    out_opt->excludes(diff_opt);
+    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
+    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+    cmd->callback([=, &exit_code] {
+        if (*in_place)
+            request->mode = FixMode::in_place;
+        else if (!out->empty()) {
+            request->mode = FixMode::output;
+            request->out_path = *out;
+        } else if (*diff) {
+            request->mode = FixMode::diff;
+            std::error_code ec;
+            request->diff_base = std::filesystem::current_path(ec).string();
+        }
+        auto outcome = run_fix(*request);
+        int code = outcome.exit_code();
+        // Shown but not applied edits fail the run, so CI notices.
+        if (code == 0 && !outcome.edits.empty() &&
+            (request->mode == FixMode::diff || request->mode == FixMode::plan))
+            code = exit_findings;
+
+        if (*format == "json") {
+            std::cout << fix_json(outcome).dump(2) << '\n';
+            if (request->mode == FixMode::diff) std::cerr << outcome.diff;
+        } else {
+            std::vector<Diagnostic> all = outcome.config_diagnostics;
+            for (const auto* list :
+                 {&outcome.input_errors, &outcome.diagnostics, &outcome.io_errors})
+                all.insert(all.end(), list->begin(), list->end());
+            report::TextOptions options;
+            options.color = isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
+            std::cerr << report::text(all, options);
+            if (request->mode == FixMode::diff) std::cout << outcome.diff;
+            if (request->mode == FixMode::plan) {
+                for (const auto& e : outcome.edits)
+                    std::cout << fmt::format(
+                        "{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line, e.where.column,
+                        e.node, e.property,
+                        e.binary ? fmt::format("{:#x}", e.old_value) : e.old_text,
+                        e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
+            }
+            if (outcome.model && outcome.alignment) {
+                std::size_t files = 0;
+                std::vector<std::string> seen;
+                for (const auto& e : outcome.edits)
+                    if (std::find(seen.begin(), seen.end(), e.file) == seen.end()) {
+                        seen.push_back(e.file);
+                        ++files;
+                    }
+                std::cerr << fmt::format(
+                    "{} input{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
+                    outcome.inputs == 1 ? "" : "s", format_size(*outcome.alignment),
+                    outcome.edits.size(), outcome.edits.size() == 1 ? "" : "s", files,
+                    files == 1 ? "" : "s",
+                    outcome.written.empty()
+                        ? (request->mode == FixMode::in_place || request->mode == FixMode::output
+                               ? ", nothing written"
+                               : "")
+                        : fmt::format(", {} file{} written", outcome.written.size(),
+                                      outcome.written.size() == 1 ? "" : "s"));
+            }
+        }
+        exit_code = code;
+    });
+}
+
+} // namespace cmalign::cli
