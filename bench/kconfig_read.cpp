@@ -13,14 +13,15 @@ namespace {
 
 std::string slurp(const std::string& path) {
     bool xz = path.size() > 3 && path.compare(path.size() - 3, 3, ".xz") == 0;
-    std::unique_ptr<FILE, int (*)(FILE*)> in(
-        xz ? ::popen(("xz -dc '" + path + "'").c_str(), "r") : std::fopen(path.c_str(), "rb"),
-        xz ? &::pclose : &std::fclose);
+    std::unique_ptr<FILE, int (*)(FILE*)> in(xz ? ::popen(("xz -dc '" + path + "'").c_str(), "r")
+                                                : std::fopen(path.c_str(), "rb"),
+                                             xz ? &::pclose : &std::fclose);
     std::string text;
     if (!in) return text;
     char buffer[1 << 16];
     std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) text.append(buffer, got);
+    while ((got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0)
+        text.append(buffer, got);
     return text;
 }
 
@@ -38,9 +39,9 @@ int main(int argc, char** argv) {
             cmalign::Diagnostics diags;
             auto start = std::chrono::steady_clock::now();
             cmalign::kconfig::read_fragment(text, argv[i], config, diags);
-            double us = std::chrono::duration<double, std::micro>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+            double us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                    .count();
             best = std::min(best, us);
             total += us;
             if (r == 0) errors += diags.count(cmalign::Severity::error);

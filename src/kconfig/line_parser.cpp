@@ -1,9 +1,10 @@
 #include "kconfig/line_parser.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <cstring>
 
-#include <boost/fusion/include/std_pair.hpp>
 #include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
 
@@ -13,7 +14,8 @@ namespace {
 namespace x3 = boost::spirit::x3;
 using It = const char*;
 
-// Symbol names as Kconfig's lexer accepts them (scripts/kconfig/lexer.l: [A-Za-z0-9_]).
+// Symbol names as merge_config.sh matches them ([a-zA-Z0-9_]); Kconfig's lexer would also take
+// '-', but such a name could not become a C macro and no Kconfig file uses one.
 const auto name_char = x3::char_("A-Za-z0-9_");
 const auto symbol_name = +name_char;
 const auto blank = x3::omit[x3::char_(" \t")];
@@ -58,7 +60,8 @@ bool quoted_string(It& it, It end, std::string_view& body) {
 }
 
 int column_of(std::string_view line, It at) {
-    return static_cast<int>(at - line.data()) + 1;
+    auto offset = at - line.data();
+    return offset >= INT_MAX ? INT_MAX : static_cast<int>(offset) + 1; // lines over 2 GiB
 }
 
 std::string describe_byte(char c) {
