@@ -286,8 +286,8 @@ void Deriver::resolve_bits() {
         is_64bit_ = *info.is_64bit;
     } else if (auto b = cfg_.get_bool(info.bits_symbol)) {
         is_64bit_ = *b;
-    } else if (m_.arch == Arch::powerpc && cfg_.get_bool("PPC32").value_or(false)) {
-        is_64bit_ = false;
+    } else if (auto b32 = cfg_.get_bool(info.bits32_symbol)) {
+        is_64bit_ = !*b32;
     } else {
         is_64bit_ = info.default_64bit;
         assume(fmt::format("CONFIG_{} not set: assuming a {}-bit {} kernel", info.bits_symbol,

@@ -592,15 +592,16 @@ std::span<const ArchSymbolRow> arch_symbols() {
 
 std::span<const ArchInfo> arch_infos() {
     static const std::array rows = {
-        ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, true, true},
-        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, false, false},
-        ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, true, false},
-        ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, false, false},
-        ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", true, false},
-        ArchInfo{Arch::powerpc, "powerpc", all_versions(), std::nullopt, "PPC64", true, false},
+        ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, nullptr, true, true},
+        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false},
+        ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, nullptr, true, false},
+        ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, nullptr, false, false},
+        ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", "32BIT", true, false},
+        ArchInfo{Arch::powerpc, "powerpc", all_versions(), std::nullopt, "PPC64", "PPC32", true,
+                 false},
         // arch/loongarch was merged in v5.19.
-        ArchInfo{Arch::loongarch, "loongarch", since(5, 19), true, nullptr, true, false},
-        ArchInfo{Arch::mips, "mips", all_versions(), std::nullopt, "64BIT", false, false},
+        ArchInfo{Arch::loongarch, "loongarch", since(5, 19), true, nullptr, nullptr, true, false},
+        ArchInfo{Arch::mips, "mips", all_versions(), std::nullopt, "64BIT", "32BIT", false, false},
     };
     return rows;
 }

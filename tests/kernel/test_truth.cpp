@@ -73,7 +73,7 @@ void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result)
     REQUIRE_MESSAGE(model.has_value(), id);
     const json& truth = c.at("truth");
     bool ok = true;
-    auto expect = [&](const char* what, bool good) {
+    auto expect = [&](const std::string& what, bool good) {
         CHECK_MESSAGE(good, id << ": " << what);
         ok = ok && good;
     };

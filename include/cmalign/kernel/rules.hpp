@@ -178,6 +178,7 @@ struct ArchInfo {
     VersionRange versions;        // which kernels have it (loongarch: ≥ v5.19)
     std::optional<bool> is_64bit; // nullopt: a config choice (64BIT / PPC64)
     const char* bits_symbol;      // the symbol that says 64-bit when is_64bit is nullopt
+    const char* bits32_symbol;    // the one that says 32-bit (64BIT has no "is not set" line)
     bool default_64bit;           // assumed when bits_symbol is absent
     bool always_sparsemem;
 };
