@@ -33,13 +33,15 @@ struct BLabel {
     bool deleted = false;
 };
 
+// dtc's add_label: revives a deleted label of the same name, else puts the new one first (the
+// order shows in __symbols__ and in DTS output).
 void add_label(std::vector<BLabel>& labels, std::string_view name) {
     for (auto& l : labels)
         if (l.name == name) {
             l.deleted = false;
             return;
         }
-    labels.push_back({name, false});
+    labels.insert(labels.begin(), BLabel{name, false});
 }
 
 struct BNode;
@@ -52,7 +54,8 @@ struct BProp {
     // Filled by the reference fixups, in the order the references appear in the value.
     std::vector<std::uint32_t> phandles;
     std::vector<const BNode*> path_targets;
-    bool generated_phandle = false; // `phandle` added by get_node_phandle
+    bool generated_phandle = false;      // `phandle` added by get_node_phandle
+    std::vector<std::uint8_t> generated; // value of a property dtc generates (fixups, symbols)
 };
 
 struct BNode {
@@ -80,6 +83,7 @@ struct Value {
         bool plain_literal;
     };
     std::vector<Chunk> chunks;
+    std::vector<std::size_t> phandle_offsets; // byte offset of each 32-bit reference cell
     bool has_refs = false;
 };
 
@@ -93,6 +97,7 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
               const std::vector<const BNode*>* paths, bool want_chunks, Value& out) {
     out.bytes.clear();
     out.chunks.clear();
+    out.phandle_offsets.clear();
     out.has_refs = false;
     std::size_t next_phandle = 0;
     std::size_t next_path = 0;
@@ -110,6 +115,7 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
                     std::uint64_t v = ~std::uint64_t{0} >> (64 - item.bits);
                     if (phandles && next_phandle < phandles->size()) v = (*phandles)[next_phandle];
                     ++next_phandle;
+                    if (item.bits == 32) out.phandle_offsets.push_back(at);
                     put_be(out.bytes, v, item.bits);
                 } else {
                     put_be(out.bytes, cell.value, item.bits);
@@ -174,6 +180,11 @@ public:
         fixup_path_references(*root_);
         if (errors_) return std::nullopt;
         omit_unused(*root_);
+        if (options_.symbols) generate_symbols();
+        if (file_.plugin) {
+            generate_fixups();
+            if (errors_) return std::nullopt;
+        }
 
         Tree tree;
         tree.input = options_.input;
@@ -233,16 +244,17 @@ private:
         n->parent = parent;
         n->deleted = sn.deleted;
         n->omit_if_unused = sn.omit_if_no_ref;
-        for (const auto& l : sn.labels)
-            node_label(n, l.name);
+        // "a: b: n" is a: (b: (n)) in dtc's grammar: the inner label is added first
+        for (auto l = sn.labels.rbegin(); l != sn.labels.rend(); ++l)
+            node_label(n, l->name);
         n->props.reserve(sn.properties.size());
         for (const auto& sp : sn.properties) {
             BProp p;
             p.name = sp.name;
             p.def = &sp;
             p.deleted = sp.deleted;
-            for (const auto& l : sp.labels)
-                add_label(p.labels, l.name);
+            for (auto l = sp.labels.rbegin(); l != sp.labels.rend(); ++l)
+                add_label(p.labels, l->name);
             n->props.push_back(std::move(p));
         }
         n->children.reserve(sn.children.size());
@@ -450,8 +462,8 @@ private:
                 return;
             }
             if (target) {
-                for (const auto& l : item.labels)
-                    node_label(target, l.name);
+                for (auto l = item.labels.rbegin(); l != item.labels.rend(); ++l)
+                    node_label(target, l->name);
                 merge(target, build(item.node, nullptr));
             } else if (file_.plugin && item.labels.empty()) {
                 add_orphan(item);
@@ -708,8 +720,132 @@ private:
 
     void omit_unused(BNode& root) {
         for_live(root, [&](BNode& n) {
+            if (options_.symbols && !n.labels.empty()) return; // dtc -@ keeps labelled nodes
             if (n.omit_if_unused && !n.referenced) delete_node(&n);
         });
+    }
+
+    // build_root_node: an existing live child of the root, or a new one at the end.
+    BNode* root_child(std::string_view name) {
+        for (BNode* c : root_->children)
+            if (!c->deleted && c->name == name) return c;
+        BNode* n = new_node();
+        n->name = name;
+        n->parent = root_;
+        n->fullpath = "/" + std::string(name);
+        root_->children.push_back(n);
+        return n;
+    }
+
+    static BNode* child_named(BNode* parent, std::string_view name) {
+        for (BNode* c : parent->children)
+            if (!c->deleted && c->name == name) return c;
+        return nullptr;
+    }
+
+    // append_to_property
+    static void append_generated(BNode* n, std::string_view name, const void* data,
+                                 std::size_t len) {
+        const auto* b = static_cast<const std::uint8_t*>(data);
+        for (auto& p : n->props)
+            if (!p.deleted && p.name == name) {
+                p.generated.insert(p.generated.end(), b, b + len);
+                return;
+            }
+        BProp p;
+        p.name = name;
+        p.generated.assign(b, b + len);
+        n->props.push_back(std::move(p));
+    }
+
+    // dtc -@: /__symbols__ { label = "/path"; } for every labelled node, each given a phandle.
+    void generate_symbols() {
+        bool any = false;
+        for_live(*root_, [&](BNode& n) { any = any || !n.labels.empty(); });
+        if (!any) return;
+        BNode* symbols = root_child("__symbols__");
+        for_live(*root_, [&](BNode& n) {
+            if (n.labels.empty()) return;
+            for (const auto& l : n.labels) {
+                if (l.deleted) continue;
+                bool exists = false;
+                for (const auto& p : symbols->props)
+                    if (!p.deleted && p.name == l.name) exists = true;
+                if (exists) continue; // dtc warns "label already exists" and skips
+                append_generated(symbols, l.name, n.fullpath.c_str(), n.fullpath.size() + 1);
+            }
+            node_phandle(n);
+        });
+    }
+
+    // Plugins: /__fixups__ { label = "/path:prop:offset", ...; } for references left open, and
+    // /__local_fixups__ mirroring the nodes whose cells hold resolved references.
+    void generate_fixups() {
+        struct Ref {
+            BNode* node;
+            BProp* prop;
+            std::size_t offset;
+            const syntax::Reference* ref;
+            BNode* target;
+        };
+        std::vector<Ref> refs;
+        for_live(*root_, [&](BNode& n) {
+            for (auto& p : n.props) {
+                if (p.deleted || !p.def) continue;
+                evaluate(*p.def, &p.phandles, &p.path_targets, false, scratch_);
+                std::size_t k = 0;
+                for (const auto& item : p.def->value)
+                    for (const auto& c : item.cells)
+                        if (c.kind == syntax::Cell::Kind::reference && item.bits == 32 &&
+                            k < scratch_.phandle_offsets.size())
+                            refs.push_back({&n, &p, scratch_.phandle_offsets[k++], &c.ref,
+                                            by_ref(c.ref.target)});
+            }
+        });
+        bool open = false;
+        bool local = false;
+        for (const auto& r : refs)
+            (r.target ? local : open) = true;
+        if (open) {
+            BNode* fixups = root_child("__fixups__");
+            for (const auto& r : refs) {
+                if (r.target) continue;
+                if (r.ref->target.find('/') != std::string::npos) {
+                    error(r.ref->span, fmt::format("cannot generate a fixup for the path "
+                                                   "reference &{{{}}}",
+                                                   r.ref->target));
+                    continue;
+                }
+                std::string entry =
+                    fmt::format("{}:{}:{}", r.node->fullpath, r.prop->name, r.offset);
+                append_generated(fixups, r.ref->target, entry.c_str(), entry.size() + 1);
+            }
+        }
+        if (local) {
+            BNode* lfn = root_child("__local_fixups__");
+            for (const auto& r : refs) {
+                if (!r.target) continue;
+                std::vector<BNode*> chain;
+                for (BNode* w = r.node; w && w != root_; w = w->parent)
+                    chain.push_back(w);
+                BNode* at = lfn;
+                for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                    BNode* next = child_named(at, (*it)->name);
+                    if (!next) {
+                        next = new_node();
+                        next->name = (*it)->name;
+                        next->parent = at;
+                        at->children.push_back(next);
+                    }
+                    at = next;
+                }
+                const std::uint8_t be[4] = {static_cast<std::uint8_t>(r.offset >> 24),
+                                            static_cast<std::uint8_t>(r.offset >> 16),
+                                            static_cast<std::uint8_t>(r.offset >> 8),
+                                            static_cast<std::uint8_t>(r.offset)};
+                append_generated(at, r.prop->name, be, 4);
+            }
+        }
     }
 
     std::uint32_t guess_boot_cpuid() {
@@ -755,8 +891,13 @@ private:
             p.name = std::string(bp.name);
             for (const auto& l : bp.labels)
                 if (!l.deleted) p.labels.emplace_back(l.name);
-            if (bp.generated_phandle || !bp.def) {
+            if (bp.generated_phandle) {
                 put_be(p.value, bn.phandle, 32);
+                p.where = out.where;
+                continue;
+            }
+            if (!bp.def) {
+                p.value = bp.generated;
                 p.where = out.where;
                 continue;
             }

@@ -18,17 +18,36 @@ constexpr bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
-// Operators that are longer than one character, longest first for each start.
-constexpr std::string_view kLongPuncts[] = {
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
-    "&&",  "||",  "*=",  "/=", "%=", "+=", "-=", "&=", "^=", "|=", "##",
-};
-
+// Length of the operator or punctuator at `pos` (C's, without digraphs).
 std::size_t punct_length(std::string_view text, std::size_t pos) {
-    const std::string_view rest = text.substr(pos);
-    for (std::string_view p : kLongPuncts)
-        if (rest.size() >= p.size() && rest.compare(0, p.size(), p) == 0) return p.size();
-    return 1;
+    const char c = text[pos];
+    const char d = pos + 1 < text.size() ? text[pos + 1] : '\0';
+    const char e = pos + 2 < text.size() ? text[pos + 2] : '\0';
+    switch (c) {
+    case '<':
+    case '>':
+        if (d == c) return e == '=' ? 3 : 2;
+        return d == '=' ? 2 : 1;
+    case '.':
+        return d == '.' && e == '.' ? 3 : 1;
+    case '-':
+        return d == '>' || d == '-' || d == '=' ? 2 : 1;
+    case '+':
+    case '&':
+    case '|':
+        return d == c || d == '=' ? 2 : 1;
+    case '#':
+        return d == '#' ? 2 : 1;
+    case '=':
+    case '!':
+    case '*':
+    case '/':
+    case '%':
+    case '^':
+        return d == '=' ? 2 : 1;
+    default:
+        return 1;
+    }
 }
 
 bool is_punct_char(unsigned char c) {

@@ -1,0 +1,524 @@
+// Unit tests of the built-in DTS preprocessor: directives, expansion, the source map and every
+// located error. Expected outputs follow gcc's `cpp -x assembler-with-cpp` (checked by hand
+// with gcc 12 while writing them).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "cmalign/dt/preprocess.hpp"
+
+namespace fs = std::filesystem;
+using namespace cmalign;
+
+namespace {
+
+// A scratch directory with files written from strings.
+struct Scratch {
+    fs::path dir;
+    Scratch() {
+        static std::atomic<int> counter{0};
+        dir = fs::temp_directory_path() /
+              ("cmalign-pp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        fs::create_directories(dir);
+    }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::string write(const std::string& name, const std::string& text) const {
+        const fs::path p = dir / name;
+        fs::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+        return p.string();
+    }
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+// Tokens of a text, whitespace-insensitive (as the comparison with cpp does): strings, character
+// literals, identifiers, numbers, and any other character alone.
+std::vector<std::string> tokens_of(const std::string& text) {
+    std::vector<std::string> out;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        std::size_t j = i + 1;
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            while (j < text.size() && text[j] != c && text[j] != '\n')
+                j += text[j] == '\\' ? 2 : 1;
+            j = std::min(j + 1, text.size());
+        } else if (word(c) || (c == '.' && i + 1 < text.size() &&
+                               std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+            while (j < text.size() &&
+                   (word(text[j]) ||
+                    (text[j] == '.' && !std::isalpha(static_cast<unsigned char>(c)) && c != '_')))
+                ++j;
+        }
+        out.push_back(text.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+std::string squeeze(const std::string& text) {
+    std::string out;
+    for (const auto& t : tokens_of(text)) {
+        if (!out.empty()) out += ' ';
+        out += t;
+    }
+    return out;
+}
+
+struct Run {
+    std::optional<dt::Preprocessed> result;
+    Diagnostics diags;
+    std::string first_error() const {
+        for (const auto& d : diags.items())
+            if (d.severity == Severity::error) return format_gcc(d);
+        return {};
+    }
+};
+
+Run run_file(const std::string& path, const dt::PreprocessOptions& options = {}) {
+    Run r;
+    dt::FileCache cache;
+    r.result = dt::preprocess(path, options, cache, r.diags);
+    return r;
+}
+
+// Preprocesses `text` as <scratch>/t.dts and returns the squeezed output ("" on failure).
+std::string pp(const std::string& text, const dt::PreprocessOptions& options = {}) {
+    Scratch s;
+    auto r = run_file(s.write("t.dts", text), options);
+    if (!r.result) return "<failed: " + r.first_error() + ">";
+    return squeeze(r.result->text);
+}
+
+// The error of preprocessing `text`, with the scratch directory replaced by "t.dts".
+std::string error_of(const std::string& text, const dt::PreprocessOptions& options = {}) {
+    Scratch s;
+    const std::string path = s.write("t.dts", text);
+    auto r = run_file(path, options);
+    std::string e = r.first_error();
+    for (std::size_t at; (at = e.find(s.dir.string() + "/")) != std::string::npos;)
+        e.erase(at, s.dir.string().size() + 1);
+    if (r.result && !e.empty()) return "<succeeded but reported: " + e + ">";
+    return e;
+}
+
+} // namespace
+
+TEST_CASE("object-like macros, #undef and redefinition") {
+    CHECK(pp("#define A 1\n#define B A + A\nB\n#undef A\nB\n") == "1 + 1 A + A");
+    CHECK(pp("#define E\n[E]\n") == "[ ]");
+    // A macro naming itself is painted blue instead of looping.
+    CHECK(pp("#define foo foo bar\n#define bar foo\nfoo\n") == "foo foo");
+    // -D and the predefined macros of `cpp -undef -x assembler-with-cpp -D__DTS__`.
+    dt::PreprocessOptions o;
+    o.defines.emplace_back("X", "0x40");
+    o.defines.emplace_back("Y", std::nullopt);
+    CHECK(pp("X Y __DTS__ __ASSEMBLER__ __STDC__ __GNUC__ __linux__\n", o) ==
+          "0x40 1 1 1 1 __GNUC__ __linux__");
+}
+
+TEST_CASE("function-like macros: nesting, calls spanning lines, not-a-call") {
+    CHECK(pp("#define F(a, b) <a b>\nF(1, F(2, 3))\n") == "< 1 < 2 3 > >");
+    CHECK(pp("#define F(a, b) (a)+(b)\nx = F(\n  1,\n  (2, 3)\n);\ny\n") ==
+          "x = ( 1 ) + ( ( 2 , 3 ) ) ; y");
+    CHECK(pp("#define F(x) [x]\nF F (1) F\n") == "F [ 1 ] F");
+    CHECK(pp("#define F() z\nF() F( )\n") == "z z");
+    // A function-like name produced by a macro takes its arguments from the file.
+    CHECK(pp("#define F(x) <x>\n#define G F\nG(7)\n") == "< 7 >");
+    // Arguments are expanded before substitution, with the enclosing macro disabled.
+    CHECK(pp("#define f(x) x f\nf(1)(2)\n") == "1 f ( 2 )");
+    CHECK(pp("#define SZ 0x100\n#define REG(b, s) <b s>\nREG(0x10, SZ)\n") == "< 0x10 0x100 >");
+}
+
+TEST_CASE("stringify, paste, and assembler-mode leniency") {
+    CHECK(pp("#define S(x) #x\nS(\"a\\n\" 'b'  c   d)\n") == R"("\"a\\n\" 'b' c d")");
+    CHECK(pp("#define P(a, b) a##b\nP(foo, bar) P(1, x) P(, y) P(z, )\n") == "foobar 1x y z");
+    // Pasting into something that is not one token is no error in assembler-with-cpp mode.
+    CHECK(pp("#define P(a, b) a##b\nP(+, -) P(foo, -)\n") == "+ - foo -");
+    // '#' before a non-parameter stays.
+    CHECK(pp("#define Q(x) # x #y\nQ(1)\n") == "\"1\" # y");
+    CHECK(pp("#define LBL(n) lbl_##n: node_##n\nLBL(3)\n") == "lbl_3 : node_3");
+    // A pasted name is rescanned.
+    CHECK(pp("#define AB 42\n#define C(a, b) a##b\nC(A, B)\n") == "42");
+}
+
+TEST_CASE("variadic macros") {
+    CHECK(pp("#define V(a, ...) f(a, ## __VA_ARGS__)\nV(1) V(1,2,3) V(1,)\n") ==
+          "f ( 1 ) f ( 1 , 2 , 3 ) f ( 1 )");
+    CHECK(pp("#define W(args...) g(args)\nW() W(1, 2)\n") == "g ( ) g ( 1 , 2 )");
+    CHECK(pp("#define X(...) <__VA_ARGS__>\nX(1, (2, 3), 4)\n") == "< 1 , ( 2 , 3 ) , 4 >");
+}
+
+TEST_CASE("#if expressions") {
+    auto eval = [](const std::string& expr) {
+        return pp("#if " + expr + "\nyes\n#else\nno\n#endif\n");
+    };
+    CHECK(eval("1") == "yes");
+    CHECK(eval("0") == "no");
+    CHECK(eval("UNDEFINED") == "no");
+    CHECK(eval("!UNDEFINED") == "yes");
+    CHECK(eval("1 + 2 * 3 == 7") == "yes");
+    CHECK(eval("(1 + 2) * 3 == 9") == "yes");
+    CHECK(eval("10 / 3 == 3 && 10 % 3 == 1") == "yes");
+    CHECK(eval("-7 / 2 == -3 && -7 % 2 == -1") == "yes");
+    CHECK(eval("1 << 40 == 0x10000000000") == "yes");
+    CHECK(eval("-16 >> 2 == -4") == "yes");
+    CHECK(eval("(0x0f & 0x3c) == 0x0c && (0x0f | 0x30) == 0x3f && (0x0f ^ 0x05) == 0x0a") == "yes");
+    CHECK(eval("~0 == -1") == "yes");
+    CHECK(eval("-1 > 0") == "no");
+    CHECK(eval("-1 > 0u") == "yes"); // unsigned wins
+    CHECK(eval("0xffffffffffffffff == -1") == "yes");
+    CHECK(eval("18446744073709551615 > 0") == "yes"); // too large for intmax_t: unsigned
+    CHECK(eval("1 ? 2 : 0") == "yes");
+    CHECK(eval("0 ? 1 : 0") == "no");
+    CHECK(eval("0 ? 1 : 2 ? 3 : 0") == "yes");
+    CHECK(eval("3 >= 3 && 3 <= 3 && 2 < 3 && 3 > 2 && 2 != 3") == "yes");
+    CHECK(eval("0 || 0") == "no");
+    CHECK(eval("0 && 1 / 0") == "no"); // not evaluated: no error
+    CHECK(eval("1 || 1 / 0") == "yes");
+    CHECK(eval("'A' == 65 && '\\n' == 10 && '\\377' < 0 && '\\x41' == 65") == "yes");
+    CHECK(eval("0b101 == 5 && 010 == 8 && 0x10UL == 16 && 5ull == 5") == "yes");
+    CHECK(eval("+3 == 3 && - -3 == 3") == "yes");
+    CHECK(eval("(1, 0)") == "no");
+}
+
+TEST_CASE("conditional directives") {
+    CHECK(pp("#define A\n#ifdef A\na\n#endif\n#ifndef A\nb\n#endif\n#ifdef "
+             "B\nc\n#else\nd\n#endif\n") == "a d");
+    CHECK(pp("#define V 2\n#if V == 1\none\n#elif V == 2\ntwo\n#elif V == "
+             "2\nagain\n#else\nother\n#endif\n") == "two");
+    CHECK(pp("#if defined(A) || defined B\nx\n#elif !defined A\ny\n#endif\n") == "y");
+    CHECK(pp("#define D defined(Q)\n#define Q\n#if D\nq\n#endif\n") == "q");
+    // Skipped blocks may hold anything, including unbalanced quotes and unknown directives.
+    CHECK(pp("#if 0\ndon't \"care\n#foo bar\n#if 1/0\n#else\n#endif\n#elif 0\n#endif\nok\n") ==
+          "ok");
+    // Nested, with the outer one skipped: inner #else must not switch output on.
+    CHECK(pp("#if 0\n#if 1\na\n#else\nb\n#endif\n#else\nc\n#endif\n") == "c");
+    // A branch after a taken one is not evaluated.
+    CHECK(pp("#if 1\na\n#elif 1/0\nb\n#endif\n") == "a");
+}
+
+TEST_CASE("assembler-with-cpp: # lines that are not directives") {
+    CHECK(pp("#address-cells = <1>;\n  #size-cells = <2>;\n") ==
+          "# address - cells = < 1 > ; # size - cells = < 2 > ;");
+    // ... and they are ordinary text, so macros in them expand (as cpp does).
+    CHECK(pp("#define cells CELLS\n#address-cells = <1>;\n") == "# address - CELLS = < 1 > ;");
+    CHECK(pp("# 33 \"foo.h\"\n#\n#pragma anything\n#line 7\n#ident \"x\"\nend\n") ==
+          "# 33 \"foo.h\" end");
+}
+
+TEST_CASE("comments, strings and line splicing") {
+    Scratch s;
+    const std::string text = "a /* one\ntwo */ b // three FOO\nc \"FOO /* not */ x\" 'F' FOO\n";
+    dt::PreprocessOptions o;
+    o.defines.emplace_back("FOO", "1");
+    auto r = run_file(s.write("t.dts", text), o);
+    REQUIRE(r.result);
+    CHECK(squeeze(r.result->text) == "a b c \"FOO /* not */ x\" 'F' 1");
+    // Lines stay aligned: the output has as many newlines as the source.
+    CHECK(std::count(r.result->text.begin(), r.result->text.end(), '\n') == 3);
+    CHECK(pp("#define LONG 1 + \\\n  2\nLONG\nab\\\ncd\n") == "1 + 2 abcd");
+    CHECK(pp("/* a\n */ #define X 5\nX\n") == "5");
+}
+
+TEST_CASE("includes: quoted, angled, -I, kernel tree, guards and #pragma once") {
+    Scratch s;
+    s.write("inc/dt-bindings/gpio.h",
+            "#ifndef GPIO_H\n#define GPIO_H\n#define GPIO_ACTIVE_LOW 1\n#endif\n");
+    s.write("board/soc.dtsi", "#include <dt-bindings/gpio.h>\n/ { soc; };\n");
+    s.write("board/once.h", "#pragma once\nonce_text\n");
+    const std::string main =
+        s.write("board/b.dts", "#include <dt-bindings/gpio.h>\n#include \"soc.dtsi\"\n"
+                               "#include \"once.h\"\n#include \"once.h\"\n"
+                               "x = <GPIO_ACTIVE_LOW>;\n");
+    dt::PreprocessOptions o;
+    o.include_dirs.push_back(s.path("inc"));
+    auto r = run_file(main, o);
+    REQUIRE_MESSAGE(r.result, r.first_error());
+    CHECK(squeeze(r.result->text) == "/ { soc ; } ; once_text x = < 1 > ;");
+    REQUIRE(r.result->files.size() == 4);
+    CHECK(r.result->files[0]->path == main);
+
+    // --kernel-tree adds <tree>/scripts/dtc/include-prefixes.
+    s.write("tree/scripts/dtc/include-prefixes/dt-bindings/x.h", "#define XV 9\n");
+    const std::string k = s.write("k.dts", "#include <dt-bindings/x.h>\nXV\n");
+    dt::PreprocessOptions ko;
+    ko.kernel_tree = s.path("tree");
+    auto kr = run_file(k, ko);
+    REQUIRE(kr.result);
+    CHECK(squeeze(kr.result->text) == "9");
+
+    // Computed include.
+    s.write("c/h.h", "computed\n");
+    const std::string c = s.write("c/m.dts", "#define H \"h.h\"\n#include H\n");
+    auto cr = run_file(c);
+    REQUIRE(cr.result);
+    CHECK(squeeze(cr.result->text) == "computed");
+}
+
+TEST_CASE("source map: locate and source_span through includes and macros") {
+    Scratch s;
+    const std::string inc = s.write("soc.dtsi", "// soc\nnode { reg = <0x1000>; };\n");
+    const std::string main = s.write("b.dts", "#include \"soc.dtsi\"\n"
+                                              "#define PHYS(x) ((x) - 0x40000000)\n"
+                                              "#define SZ_4M 0x400000\n"
+                                              "reg = <PHYS(0x40000000) 0x400000>;\n"
+                                              "size = <SZ_4M>;\n");
+    auto r = run_file(main);
+    REQUIRE(r.result);
+    const auto& out = *r.result;
+    // Every segment's verbatim text equals the original bytes.
+    for (const auto& seg : out.segments) {
+        REQUIRE(seg.file != nullptr);
+        CHECK(seg.out_begin <= seg.out_end);
+        if (seg.verbatim)
+            CHECK(out.text.compare(seg.out_begin, seg.out_end - seg.out_begin, seg.file->text,
+                                   seg.src_begin, seg.out_end - seg.out_begin) == 0);
+    }
+    // Segments cover the output in order.
+    for (std::size_t i = 1; i < out.segments.size(); ++i)
+        CHECK(out.segments[i].out_begin == out.segments[i - 1].out_end);
+    CHECK(out.segments.back().out_end == out.text.size());
+
+    // A token of the included file.
+    const std::size_t reg_inc = out.text.find("0x1000");
+    REQUIRE(reg_inc != std::string::npos);
+    CHECK(out.locate(reg_inc) == Location{inc, 2, 15});
+    auto span = out.source_span(reg_inc, reg_inc + 6);
+    REQUIRE(span);
+    CHECK(span->file == inc);
+    CHECK(inc.size() > 0);
+    CHECK(s.path("soc.dtsi") == inc);
+
+    // The literal after a macro call stays verbatim and rewritable.
+    const std::size_t after = out.text.find("0x400000>");
+    REQUIRE(after != std::string::npos);
+    CHECK(out.locate(after) == Location{main, 4, 25});
+    span = out.source_span(after, after + 8);
+    REQUIRE(span);
+    CHECK(span->file == main);
+    std::ifstream in(main);
+    std::string main_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(main_text.substr(span->begin, span->end - span->begin) == "0x400000");
+
+    // The argument of the call passes through unchanged: it maps to where it was written.
+    const std::size_t arg = out.text.find("(0x40000000)");
+    REQUIRE(arg != std::string::npos);
+    CHECK(out.locate(arg + 1) == Location{main, 4, 13});
+    REQUIRE(out.source_span(arg + 1, arg + 11));
+    // The macro body maps to the invocation site and is not rewritable.
+    const std::size_t body = out.text.find("- 0x40000000");
+    REQUIRE(body != std::string::npos);
+    CHECK(out.locate(body + 2) == Location{main, 4, 8});
+    CHECK_FALSE(out.source_span(body + 2, body + 12));
+    // An object-like macro value: the invocation site.
+    const std::size_t sz = out.text.find("0x400000", after + 8);
+    REQUIRE(sz != std::string::npos);
+    CHECK(out.locate(sz) == Location{main, 5, 9});
+    CHECK_FALSE(out.source_span(sz, sz + 8));
+    // A range crossing from verbatim text into an expansion is not rewritable.
+    CHECK_FALSE(out.source_span(sz - 2, sz + 2));
+}
+
+TEST_CASE("source map: splices and identity") {
+    Scratch s;
+    const std::string main = s.write("b.dts", "a = <1 \\\n2>;\nb = <3>;\n");
+    auto r = run_file(main);
+    REQUIRE(r.result);
+    const std::size_t three = r.result->text.find('3');
+    REQUIRE(three != std::string::npos);
+    CHECK(r.result->locate(three) == Location{main, 3, 6});
+    auto span = r.result->source_span(three, three + 1);
+    REQUIRE(span);
+    CHECK(span->begin == std::string("a = <1 \\\n2>;\nb = <").size());
+
+    auto file = dt::make_source("x.dts", "p = <1>;\nq;\n");
+    auto id = dt::identity(file);
+    CHECK(id.text == file->text);
+    CHECK(id.locate(9) == Location{"x.dts", 2, 1});
+    REQUIRE(id.source_span(5, 6));
+    CHECK(id.source_span(5, 6)->begin == 5);
+    CHECK(file->location(0) == Location{"x.dts", 1, 1});
+}
+
+TEST_CASE("errors are located") {
+    CHECK(error_of("a\n#include \"missing.dtsi\"\n") ==
+          "t.dts:2:10: error: missing.dtsi: No such file or directory");
+    CHECK(error_of("#include <dt-bindings/none.h>\n") ==
+          "t.dts:1:10: error: dt-bindings/none.h: No such file or directory");
+    CHECK(error_of("#include\n") ==
+          "t.dts:1:2: error: #include expects \"FILENAME\" or <FILENAME>");
+    CHECK(error_of("ok\n  #error stop   /* c */ here\n") == "t.dts:2:4: error: #error stop here");
+    CHECK(error_of("a\n  #if 1\nb\n") == "t.dts:2:4: error: unterminated #if");
+    CHECK(error_of("#ifdef X\n#else\n#else\n#endif\n") == "t.dts:3:2: error: #else after #else");
+    CHECK(error_of("#if 1\n#else\n#elif 1\n#endif\n") == "t.dts:3:2: error: #elif after #else");
+    CHECK(error_of("x\n#endif\n") == "t.dts:2:2: error: #endif without #if");
+    CHECK(error_of("#else\n") == "t.dts:1:2: error: #else without #if");
+    CHECK(error_of("#elif 1\n") == "t.dts:1:2: error: #elif without #if");
+    CHECK(error_of("x /* abc\n") == "t.dts:1:3: error: unterminated comment");
+    CHECK(error_of("#if 0\n/* abc\n") == "t.dts:2:1: error: unterminated comment");
+    CHECK(error_of("p = \"abc;\n") == "t.dts:1:5: error: missing terminating \" character");
+    CHECK(error_of("#if 1/0\n#endif\n") == "t.dts:1:6: error: division by zero in #if");
+    CHECK(error_of("#if 2 % (1 - 1)\n#endif\n") == "t.dts:1:7: error: division by zero in #if");
+    CHECK(error_of("#if 1 +\n#endif\n") == "t.dts:1:8: error: operator '+' has no right operand");
+    CHECK(error_of("#if\n#endif\n") == "t.dts:1:4: error: #if with no expression");
+    CHECK(error_of("#if (1\n#endif\n") == "t.dts:1:5: error: missing ')' in expression");
+    CHECK(error_of("#if 1 2\n#endif\n") ==
+          "t.dts:1:7: error: missing binary operator before token \"2\"");
+    CHECK(error_of("#if 1.5\n#endif\n") ==
+          "t.dts:1:5: error: floating constant in preprocessor expression");
+    CHECK(error_of("#if 12xyz\n#endif\n") ==
+          "t.dts:1:5: error: invalid suffix \"xyz\" on integer constant");
+    CHECK(error_of("#if \"s\"\n#endif\n") ==
+          "t.dts:1:5: error: token \"\"s\"\" is not valid in preprocessor expressions");
+    CHECK(error_of("#if defined\n#endif\n") ==
+          "t.dts:1:5: error: operator \"defined\" requires an identifier");
+    CHECK(error_of("#ifdef\n#endif\n") ==
+          "t.dts:1:2: error: no macro name given in #ifdef directive");
+    CHECK(error_of("#define 3 x\n") == "t.dts:1:9: error: macro names must be identifiers");
+    CHECK(error_of("#define defined 1\n") ==
+          "t.dts:1:9: error: \"defined\" cannot be used as a macro name");
+    CHECK(error_of("#define G(x) x ##\n") ==
+          "t.dts:1:16: error: '##' cannot appear at either end of a macro expansion");
+    CHECK(error_of("#define G(x, x) x\n") == "t.dts:1:14: error: duplicate macro parameter \"x\"");
+    CHECK(error_of("#define G(x\n") == "t.dts:1:11: error: missing ')' in macro parameter list");
+    CHECK(error_of("#define F(a, b) a\nF(1)\n") ==
+          "t.dts:2:1: error: macro \"F\" requires 2 arguments, but only 1 given");
+    CHECK(error_of("#define F(a, b) a\n  F(1, 2, 3)\n") ==
+          "t.dts:2:3: error: macro \"F\" passed 3 arguments, but takes just 2");
+    CHECK(error_of("#define F() a\nF(1)\n") ==
+          "t.dts:2:1: error: macro \"F\" passed 1 arguments, but takes just 0");
+    CHECK(error_of("#define F(a) a\nx F(1,\n") ==
+          "t.dts:2:3: error: unterminated argument list invoking macro \"F\"");
+    CHECK(error_of("#define F(a) a\nF(1,\n#define X\n)\n") ==
+          "t.dts:3:1: error: directives inside macro arguments are not supported (macro \"F\")");
+}
+
+TEST_CASE("include cycles and runaway macros are errors, not hangs") {
+    Scratch s;
+    s.write("a.dtsi", "#include \"b.dtsi\"\n");
+    s.write("b.dtsi", "#include \"a.dtsi\"\n");
+    const std::string main = s.write("m.dts", "#include \"a.dtsi\"\n");
+    auto r = run_file(main);
+    CHECK_FALSE(r.result);
+    const std::string e = r.first_error();
+    CHECK(e.find("error: #include nested depth 201 exceeds maximum of 200 (include cycle: ") !=
+          std::string::npos);
+    CHECK(e.find("b.dtsi:1:10:") != std::string::npos);
+
+    // A guarded file including itself is fine.
+    const std::string self =
+        s.write("self.dts", "#ifndef SELF\n#define SELF\n#include \"self.dts\"\nonce\n#endif\n");
+    auto sr = run_file(self);
+    REQUIRE(sr.result);
+    CHECK(squeeze(sr.result->text) == "once");
+
+    // Exponential expansion hits the output cap.
+    std::string bomb;
+    for (int i = 0; i < 40; ++i)
+        bomb += "#define M" + std::to_string(i) + " M" + std::to_string(i + 1) + " M" +
+                std::to_string(i + 1) + "\n";
+    bomb += "M0\n";
+    dt::PreprocessOptions o;
+    o.max_output_bytes = 1 << 20;
+    const std::string err = error_of(bomb, o);
+    CHECK(err.find("t.dts:41:1: error: preprocessed output exceeds 1048576 bytes") == 0);
+
+    // Exponential argument growth is capped too.
+    std::string args = "#define D(x) x x x x\n";
+    std::string call = "1";
+    for (int i = 0; i < 30; ++i)
+        call = "D(" + call + ")";
+    CHECK(error_of(args + call + "\n", o).find("error:") != std::string::npos);
+}
+
+TEST_CASE("hostile input never crashes or hangs") {
+    std::mt19937 rng(12345);
+    const std::string alphabet =
+        "#ifdefineelsendundef()\"'\\/*\n ,.<>!&|^~?:+-0x1aA_##__VA_ARGS__...";
+    for (int round = 0; round < 300; ++round) {
+        std::string text;
+        const int n = static_cast<int>(rng() % 400);
+        for (int i = 0; i < n; ++i) {
+            if (rng() % 4 == 0)
+                text += static_cast<char>(rng() % 256);
+            else
+                text += alphabet[rng() % alphabet.size()];
+        }
+        Scratch s;
+        Diagnostics diags;
+        dt::FileCache cache;
+        dt::PreprocessOptions o;
+        o.max_output_bytes = 1 << 20;
+        auto r = dt::preprocess(s.write("f.dts", text), o, cache, diags);
+        if (!r) CHECK(diags.has_errors());
+        if (r) {
+            // The map stays consistent whatever the input.
+            std::size_t at = 0;
+            for (const auto& seg : r->segments) {
+                CHECK(seg.out_begin == at);
+                at = seg.out_end;
+            }
+            CHECK(at == r->text.size());
+        }
+    }
+    // Deep nesting of conditionals and parentheses.
+    std::string deep;
+    for (int i = 0; i < 5000; ++i)
+        deep += "#if 1\n";
+    deep += "in\n";
+    for (int i = 0; i < 5000; ++i)
+        deep += "#endif\n";
+    CHECK(pp(deep) == "in");
+    CHECK(error_of("#if " + std::string(100000, '(') + "1\n#endif\n").find("nested too deeply") !=
+          std::string::npos);
+    CHECK(error_of("#if " + std::string(100000, '~') + "1\n#endif\n").find("nested too deeply") !=
+          std::string::npos);
+    std::string nested_calls = "#define F(x) x\n";
+    for (int i = 0; i < 2000; ++i)
+        nested_calls += "F(";
+    nested_calls += "1" + std::string(2000, ')') + "\n";
+    CHECK(error_of(nested_calls).find("nested too deeply") != std::string::npos);
+    // A 10 MB line.
+    std::string big(10u << 20, 'x');
+    big[5000] = ' ';
+    Scratch s;
+    auto r = run_file(s.write("big.dts", "#define x y\n" + big + "\nx\n"));
+    REQUIRE(r.result);
+    CHECK(r.result->text.size() == big.size() + 4);
+    CHECK(r.result->text.compare(1, 5000, big, 0, 5000) == 0);
+}
+
+TEST_CASE("a FileCache shared by threads gives the same result as a private one") {
+    Scratch s;
+    s.write("h.h", "#define V 3\n");
+    std::vector<std::string> mains;
+    for (int i = 0; i < 8; ++i)
+        mains.push_back(s.write("m" + std::to_string(i) + ".dts",
+                                "#include \"h.h\"\nv" + std::to_string(i) + " = <V>;\n"));
+    dt::FileCache shared;
+    std::vector<std::string> outs(mains.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < mains.size(); ++i)
+        threads.emplace_back([&, i] {
+            Diagnostics d;
+            auto r = dt::preprocess(mains[i], {}, shared, d);
+            if (r) outs[i] = squeeze(r->text);
+        });
+    for (auto& t : threads)
+        t.join();
+    for (std::size_t i = 0; i < mains.size(); ++i)
+        CHECK(outs[i] == "v" + std::to_string(i) + " = < 3 > ;");
+}
