@@ -543,3 +543,53 @@ TEST_CASE("dts: chunks only where asked") {
     CHECK(bare->find("/reserved-memory/r")->find_property("reg")->chunks.empty());
     CHECK(bare->find("/reserved-memory/r")->find_property("reg")->value.size() == 4);
 }
+
+TEST_CASE("dts: -@ symbols and plugin fixups as dtc generates them") {
+    auto text = std::make_unique<Preprocessed>(identity(make_source(
+        "t.dts",
+        "/dts-v1/;\n/ { b: a: n { }; /omit-if-no-ref/ o: unused { }; x { p = <1>; }; };\n")));
+    FileCache cache;
+    Diagnostics diags;
+    auto file = parse(*text, {}, cache, diags);
+    REQUIRE(file);
+    ResolveOptions options;
+    options.symbols = true;
+    auto tree = resolve(*file, diags, options);
+    REQUIRE(tree);
+    const Node* symbols = tree->find("/__symbols__");
+    REQUIRE(symbols);
+    // dtc puts labels in that order ("b: a: n" is b: (a: (n)), each label prepended)
+    REQUIRE(symbols->properties.size() == 3);
+    CHECK(symbols->properties[0].name == "b");
+    CHECK(symbols->properties[1].name == "a");
+    CHECK(hex(symbols->properties[0].value) == "2f6e00");
+    CHECK(symbols->properties[2].name == "o");
+    CHECK(tree->find("/unused")); // -@ keeps labelled /omit-if-no-ref/ nodes
+    CHECK(value_of(*tree, "/n", "phandle") == "00000001");
+    CHECK(value_of(*tree, "/unused", "phandle") == "00000002");
+
+    auto overlay = load(R"(/dts-v1/;
+/plugin/;
+&{/soc} { local: dev { }; };
+&uart { pinctrl-0 = <&pins &local>; dev2 = <1 &pins>; };
+)");
+    REQUIRE_MESSAGE(overlay->tree, overlay->first_error());
+    const Tree& t = *overlay->tree;
+    CHECK(value_of(t, "/fragment@0", "target-path") == "2f736f6300");
+    CHECK(value_of(t, "/fragment@1", "target") == "ffffffff");
+    CHECK(value_of(t, "/fragment@1/__overlay__", "pinctrl-0") == "ffffffff"
+                                                                 "00000001");
+    const Node* fixups = t.find("/__fixups__");
+    REQUIRE(fixups);
+    REQUIRE(fixups->properties.size() == 2);
+    CHECK(fixups->properties[0].name == "uart");
+    std::string entry = "/fragment@1:target:0";
+    CHECK(fixups->properties[0].value ==
+          std::vector<std::uint8_t>(entry.c_str(), entry.c_str() + entry.size() + 1));
+    CHECK(fixups->properties[1].name == "pins");
+    std::string pins = std::string("/fragment@1/__overlay__:pinctrl-0:0") + '\0' +
+                       "/fragment@1/__overlay__:dev2:4";
+    CHECK(fixups->properties[1].value ==
+          std::vector<std::uint8_t>(pins.c_str(), pins.c_str() + pins.size() + 1));
+    CHECK(value_of(t, "/__local_fixups__/fragment@1/__overlay__", "pinctrl-0") == "00000004");
+}

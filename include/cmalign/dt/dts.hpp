@@ -158,6 +158,9 @@ struct ResolveOptions {
     // When not empty, chunks are filled only for nodes at or below these paths (e.g.
     // "/reserved-memory", "/memory@40000000"): locations cost about a third of resolve().
     std::vector<std::string> chunk_paths;
+    // dtc -@: add /__symbols__ (and a phandle on every labelled node). Plugins (/plugin/) always
+    // get /__fixups__ and /__local_fixups__, as dtc makes them.
+    bool symbols = false;
 };
 
 // Builds the tree as dtc does. nullopt (and located errors) for what dtc rejects: unknown
