@@ -43,6 +43,12 @@ std::string hex(std::uint64_t value) {
     return fmt::format("{:#x}", value);
 }
 
+// The kernel's %pa: phys_addr_t in full width, zero-padded ("0x0000000080000000").
+std::string pa(std::uint64_t value, const kernel::Model& m) {
+    return m.phys_addr_64bit ? fmt::format("0x{:016x}", value)
+                             : fmt::format("0x{:08x}", static_cast<std::uint32_t>(value));
+}
+
 // "0x400000 (4 MiB)"
 std::string amount(std::uint64_t value) {
     return fmt::format("{:#x} ({})", value, format_size(value));
@@ -88,9 +94,10 @@ const char* parse_prefix(const kernel::Model& m) {
 
 std::string alignment_words(const kernel::Model& m, std::uint64_t alignment) {
     if (m.pageblock_order)
-        return fmt::format("the CMA alignment {} (PAGE_SIZE {} << pageblock_order {}) of {}",
-                           amount(alignment), format_size(m.page_size), *m.pageblock_order,
-                           kernel_name(m));
+        return fmt::format("the CMA alignment {:#x} ({} = PAGE_SIZE {} << pageblock_order {}) "
+                           "of {}",
+                           alignment, format_size(alignment), format_size(m.page_size),
+                           *m.pageblock_order, kernel_name(m));
     return fmt::format("the CMA alignment {} of {}", amount(alignment), kernel_name(m));
 }
 
@@ -304,7 +311,8 @@ void check_zero_size(const Context& ctx, Findings& out) {
                     fmt::format("the reservation has size 0: the kernel prints \"{}Reserved "
                                 "memory: failed to reserve memory for node '{}': base {}, size 0 "
                                 "MiB\" and keeps no region",
-                                parse_prefix(ctx.model), r.name, hex(r.base.value_or(0))));
+                                parse_prefix(ctx.model), r.name,
+                                pa(r.base.value_or(0), ctx.model)));
         else
             out.add(Severity::warning, r.size_ref->where, r.path,
                     "the dynamic reservation has size 0: memblock allocates nothing and the kernel "
@@ -373,10 +381,12 @@ void check_overlap(const Context& ctx, Findings& out) {
         if (a.end <= b.base) continue;
         out.add(Severity::warning, b.region->base_ref ? b.region->base_ref->where : b.region->where,
                 b.region->path,
-                fmt::format("{} ({}--{}) overlaps {} ({}--{}): the kernel prints \"OF: reserved "
-                            "mem: OVERLAP DETECTED!\"; both stay reserved but share memory",
-                            b.region->name, hex(b.base), hex(b.end), a.region->name, hex(a.base),
-                            hex(a.end)));
+                fmt::format("{} overlaps {}: the kernel prints \"OF: reserved mem: OVERLAP "
+                            "DETECTED!\" and \"{} ({}--{}) overlaps with {} ({}--{})\"; both stay "
+                            "reserved but share memory",
+                            b.region->name, a.region->name, a.region->name, pa(a.base, ctx.model),
+                            pa(a.end, ctx.model), b.region->name, pa(b.base, ctx.model),
+                            pa(b.end, ctx.model)));
     }
     // /memreserve/ entries overlapping a CMA pool: the pool's pages would also be in use.
     for (const auto& r : ctx.reservations.regions) {
@@ -536,7 +546,7 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
     std::string node = rs.bootargs_from_option ? std::string{} : std::string{"/chosen"};
     if (!cma.has_value) {
         out.add(Severity::warning, where, node,
-                "`cma` without a value: the kernel prints \"Config string not provided\" and "
+                "`cma` without a value: the kernel prints \"cma: Config string not provided\" and "
                 "ignores it");
         return;
     }
@@ -582,7 +592,8 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
                 fmt::format("cma={}: the fixed base {} is not a multiple of {}: the kernel prints "
                             "\"cma: Region at {} must be aligned to {} bytes\" and creates no "
                             "default CMA area",
-                            cma.text, hex(base), alignment_words(m, align), hex(base), hex(align)));
+                            cma.text, hex(base), alignment_words(m, align), pa(base, m),
+                            pa(align, m)));
         return;
     }
     auto size = round_up(cma.size, align);
@@ -606,7 +617,7 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
                             "the kernel prints \"cma: Size ({}) of region at {} exceeds limit "
                             "({})\" and creates no default CMA area",
                             cma.text, amount(align), hex(*aligned_base), hex(*size), hex(limit),
-                            hex(*size), hex(*aligned_base), hex(limit)));
+                            pa(*size, m), pa(*aligned_base, m), pa(limit, m)));
 }
 
 // ---------------------------------------------------------------------------------------------
