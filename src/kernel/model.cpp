@@ -199,6 +199,8 @@ private:
         return fmt::format("v{}.{}", m_.version.major, m_.version.minor);
     }
 
+    bool stale_default(const rules::MaxOrderKconfigRow& kc, int value,
+                       const kconfig::Entry& e) const;
     bool resolve_arch();
     bool resolve_version();
     void resolve_bits();
@@ -210,9 +212,39 @@ private:
     void resolve_cma();
 };
 
+// A prompt-less max order whose value is the arch default for a *different* page size, set in
+// another file than the page size choice: a .config written before a fragment switched the page
+// size (`-c 4k.config -c 16k.frag`). olddefconfig would recompute it, so it is not a vendor
+// setting.
+bool Deriver::stale_default(const rules::MaxOrderKconfigRow& kc, int value,
+                            const kconfig::Entry& e) const {
+    if (!page_size_entry_ || page_size_entry_->where.file == e.where.file) return false;
+    for (const auto& r : rules::page_sizes()) {
+        if (r.arch != m_.arch || !r.versions.contains(m_.version) || r.page_shift == m_.page_shift)
+            continue;
+        for (const auto& d : kc.defaults) {
+            if (d.when.page_shift != 0 && d.when.page_shift != r.page_shift) continue;
+            bool terms = std::all_of(d.when.terms.begin(), d.when.terms.end(), [&](const auto& t) {
+                return lookup(t.symbol).value_or(false) == t.want;
+            });
+            if (!terms) continue;
+            if (d.value == value) return true;
+            break; // the first default that applies to that page size is its default
+        }
+    }
+    return false;
+}
+
 bool Deriver::resolve_arch() {
     if (options_.arch) {
         m_.arch = *options_.arch;
+        if (cfg_.header_arch) {
+            auto h = parse_arch(*cfg_.header_arch);
+            bool same = h && (*h == m_.arch || (*h == Arch::x86 && m_.arch == Arch::x86_64));
+            if (!same)
+                warn({}, fmt::format("the config header says {}, --arch says {}: using {}",
+                                     *cfg_.header_arch, to_string(m_.arch), to_string(m_.arch)));
+        }
         return true;
     }
     if (cfg_.header_arch) {
@@ -247,6 +279,13 @@ bool Deriver::resolve_arch() {
 
 bool Deriver::resolve_version() {
     std::optional<KernelVersion> v = options_.version;
+    if (v && cfg_.header_version) {
+        auto h = KernelVersion::parse(*cfg_.header_version);
+        if (h && (h->major != v->major || h->minor != v->minor))
+            warn({}, fmt::format("the config header says {}, --kernel-version says {}: using the "
+                                 "rules of {}",
+                                 *cfg_.header_version, v->str(), v->str()));
+    }
     if (!v && cfg_.header_version) {
         v = KernelVersion::parse(*cfg_.header_version);
         if (!v)
@@ -344,11 +383,17 @@ bool Deriver::resolve_page_size() {
         for (const auto& [r, e] : selected) {
             if (r->page_shift != selected.front().first->page_shift) {
                 const auto* first = selected.front().second;
+                std::string hint =
+                    first->where.file != e->where.file
+                        ? fmt::format(" (a fragment that switches the page size must also say "
+                                      "\"# CONFIG_{} is not set\")",
+                                      first->name)
+                        : std::string();
                 error(e->where,
                       fmt::format("contradictory page sizes: CONFIG_{}={} ({}) and CONFIG_{}={} "
-                                  "({}) are both selected",
+                                  "({}) are both selected{}",
                                   first->name, first->value, place(first->where), e->name, e->value,
-                                  place(e->where)),
+                                  place(e->where), hint),
                       "kernel-config");
                 return false;
             }
@@ -593,7 +638,18 @@ void Deriver::resolve_max_order() {
             raw = static_cast<int>(*v);
             // A generated .config always carries the computed default of a prompt-less int;
             // only a different value is something upstream would not build.
-            if (raw != def)
+            if (raw != def && stale_default(*kc, raw, *e)) {
+                warn(e->where,
+                     fmt::format("CONFIG_{}={} ({}) is the {} default for another page size, "
+                                 "written by kconfig before the page size was changed in {}: "
+                                 "upstream {} has no prompt for it ({}), so `make olddefconfig` "
+                                 "recomputes it; using {}",
+                                 e->name, e->value, place(e->where), to_string(m_.arch),
+                                 place(page_size_entry_->where), version_name(), where_defined,
+                                 def),
+                     "kernel-config-upstream");
+                raw = def;
+            } else if (raw != def) {
                 warn(e->where,
                      fmt::format("CONFIG_{}={}: upstream {} {} has no prompt for it ({}), so "
                                  "`make olddefconfig` would reset it to {}; honoured as in vendor "
@@ -601,6 +657,7 @@ void Deriver::resolve_max_order() {
                                  e->name, e->value, to_string(m_.arch), version_name(),
                                  where_defined, def),
                      "kernel-config-upstream");
+            }
         }
     } else if (kc && kc->symbol) {
         inputs.push_back(assumed(spelling, std::to_string(def)));

@@ -320,3 +320,60 @@ TEST_CASE("calc JSON has the contract's keys and nothing is lost") {
     CHECK(md.find("| 16 KiB |") != std::string::npos);
     CHECK(std::count(md.begin(), md.end(), '\n') == static_cast<long>(rows.size()) + 4);
 }
+
+TEST_CASE("a stale max order from a .config written for another page size") {
+    // `-c 4k.config -c 16k.frag`: the .config carries ARCH_FORCE_MAX_ORDER=10 (the 4K default,
+    // no prompt upstream), the fragment switches to 16K. olddefconfig recomputes 11 (facts §10:
+    // "a fragment that sets it is silently replaced by the default").
+    kconfig::Config cfg;
+    cfg.header_arch = "arm64";
+    cfg.header_version = "6.12.117";
+    cfg.set({"ARCH_FORCE_MAX_ORDER", "10", false, {"4k.config", 466, 1}});
+    cfg.set({"ARM64_4K_PAGES", "n", false, {"16k.frag", 1, 1}});
+    cfg.set({"ARM64_16K_PAGES", "y", false, {"16k.frag", 2, 1}});
+    Diagnostics d;
+    auto m = kernel::derive(cfg, {}, d);
+    REQUIRE(m);
+    CHECK(m->max_page_order == 11);
+    CHECK(m->cma_min_alignment_bytes == 32 * MiB);
+    REQUIRE(d.count(Severity::warning) == 1);
+    CHECK(d.items().front().message.find("16k.frag") != std::string::npos);
+    // The same value written next to the page size (one vendor file) is honoured.
+    kconfig::Config vendor = cfg;
+    vendor.set({"ARCH_FORCE_MAX_ORDER", "10", false, {"16k.frag", 3, 1}});
+    Diagnostics d2;
+    auto v = kernel::derive(vendor, {}, d2);
+    REQUIRE(v);
+    CHECK(v->max_page_order == 10);
+    // Contradiction across files names the fix.
+    kconfig::Config both;
+    both.set({"ARM64_4K_PAGES", "y", false, {"4k.config", 425, 1}});
+    both.set({"ARM64_16K_PAGES", "y", false, {"16k.frag", 2, 1}});
+    Diagnostics d3;
+    kernel::Options o;
+    o.arch = kernel::Arch::arm64;
+    CHECK_FALSE(kernel::derive(both, o, d3));
+    REQUIRE(d3.has_errors());
+    CHECK(d3.items().back().message.find("is not set") != std::string::npos);
+}
+
+TEST_CASE("--arch and --kernel-version that disagree with the header are warned about") {
+    kconfig::Config cfg = make_config({{"X86_64", "y"}});
+    cfg.header_arch = "x86";
+    cfg.header_version = "6.1.192";
+    kernel::Options o;
+    o.arch = kernel::Arch::arm64;
+    o.version = KernelVersion::parse("6.12");
+    Diagnostics d;
+    auto m = kernel::derive(cfg, o, d);
+    REQUIRE(m);
+    CHECK(m->arch == kernel::Arch::arm64);
+    CHECK(d.count(Severity::warning) == 2);
+    // Same arch family and same major.minor: nothing to say.
+    kernel::Options same;
+    same.arch = kernel::Arch::x86_64;
+    same.version = KernelVersion::parse("6.1");
+    Diagnostics quiet;
+    REQUIRE(kernel::derive(cfg, same, quiet));
+    CHECK(quiet.items().empty());
+}
