@@ -515,6 +515,41 @@ void check_cma_areas(const Context& ctx, Findings& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// reserved-regions-limit: MAX_RESERVED_REGIONS (64, drivers/of/of_private.h). Before the v6.13
+// restructure (6.1) every saved node takes a slot of a fixed array, in document order, and the
+// rest get "not enough space for all defined regions."; since then (6.12.117) only dynamic nodes
+// are bounded ("too many defined dynamic regions, skip '%s'").
+
+void check_reserved_regions_limit(const Context& ctx, Findings& out) {
+    constexpr std::size_t max_regions = 64;
+    const auto& rs = ctx.reservations;
+    if (rs.has_reserved_memory && !rs.rm_format_ok) return;
+    const bool restructured = at_least(ctx.model, 6, 12);
+    std::size_t used = 0;
+    for (const auto& r : rs.regions) {
+        if (r.disabled || !r.accepted_by_parser) continue;
+        if (restructured && !r.dynamic) continue;
+        if (++used <= max_regions) continue;
+        bool pool = r.declared_kind != Kind::static_;
+        std::string words =
+            restructured
+                ? fmt::format("\"OF: reserved mem: too many defined dynamic regions, skip '{}'\": "
+                              "nothing is allocated for it",
+                              r.name)
+                : fmt::format("\"OF: reserved mem: not enough space for all defined regions.\": "
+                              "{} gets no init function{}",
+                              r.name,
+                              r.dynamic ? " and no memory" : " (its memory stays reserved)");
+        out.add(
+            pool ? Severity::error : Severity::warning, r.where, r.path,
+            fmt::format("reserved-memory node number {} of at most {} the kernel keeps ({}): it "
+                        "prints {}",
+                        used, max_regions,
+                        restructured ? "dynamic nodes" : "nodes with reg or size", words));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // cma-disabled: without CONFIG_CMA/DMA_CMA rmem_cma_setup() does not exist, rmem_dma_setup()
 // refuses reusable → "compatible matching fail" and the memory is freed.
 
@@ -688,7 +723,7 @@ void check_alignment_power_of_2(const Context& ctx, Findings& out) {
     }
 }
 
-constexpr std::array<CheckInfo, 15> checks_table{{
+constexpr std::array<CheckInfo, 16> checks_table{{
     {"reserved-memory-format", Severity::error, true,
      "/reserved-memory must have #address-cells/#size-cells equal to the root's and `ranges`, "
      "else the kernel ignores every reservation",
@@ -724,6 +759,9 @@ constexpr std::array<CheckInfo, 15> checks_table{{
      check_cma_size},
     {"cma-areas", Severity::error, true,
      "more CMA pools than MAX_CMA_AREAS slots: the extra pools are lost", check_cma_areas},
+    {"reserved-regions-limit", Severity::error, true,
+     "more reserved-memory nodes than MAX_RESERVED_REGIONS (64) slots: the extra ones are dropped",
+     check_reserved_regions_limit},
     {"cmdline-cma", Severity::error, true,
      "problems of the cma= kernel parameter, and linux,cma-default pools it overrides",
      check_cmdline_cma},

@@ -403,3 +403,28 @@ TEST_CASE("a clean board has no findings") {
     CHECK(r.diagnostics.empty());
     CHECK(r.reservations.regions.size() == 3);
 }
+
+TEST_CASE("reserved-regions-limit: 64 slots, counted as the kernel version does") {
+    std::vector<dt::Node> many;
+    for (std::uint32_t i = 0; i < 65; ++i)
+        many.push_back(
+            node("r@" + std::to_string(i),
+                 {flag("no-map"), cells("reg", {0, 0x50000000 + i * 0x1000, 0, 0x1000})}));
+    many.push_back(cma_pool("linux,cma", 32u << 20)); // node 66, dynamic
+    auto m61 = arm64_612();
+    m61.version = *KernelVersion::parse("6.1.192");
+    auto f = findings(check_tree(board(many), m61), "reserved-regions-limit");
+    REQUIRE(f.size() == 2); // r@64 and linux,cma
+    CHECK(f[0].node == "/reserved-memory/r@64");
+    CHECK(f[0].severity == Severity::warning);
+    CHECK(f[1].severity == Severity::error); // a pool that never gets set up
+    CHECK(contains(f[1].message, "not enough space for all defined regions."));
+    // 6.12.117 sizes the array to the static nodes; only dynamic ones are bounded.
+    CHECK(findings(check_tree(board(many), arm64_612()), "reserved-regions-limit").empty());
+    std::vector<dt::Node> dynamic;
+    for (int i = 0; i < 65; ++i)
+        dynamic.push_back(cma_pool("p" + std::to_string(i), 32u << 20));
+    auto g = findings(check_tree(board(dynamic), arm64_612()), "reserved-regions-limit");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "too many defined dynamic regions, skip 'p64'"));
+}
