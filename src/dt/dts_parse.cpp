@@ -944,6 +944,50 @@ std::optional<SourceSpan> syntax::File::source_span(TextSpan s) const {
     return t.source->source_span(s.begin, s.end);
 }
 
+std::string syntax::File::original_text(TextSpan s) const {
+    const std::string_view expanded = slice(s);
+    const Text& t = *texts[s.text];
+    const auto& segs = t.source->segments;
+    if (s.end <= s.begin || segs.empty() ||
+        (!t.markers.empty() && s.begin >= t.markers.front().offset))
+        return std::string(expanded);
+    auto segment_of = [&](std::size_t off) {
+        auto it = std::upper_bound(
+            segs.begin(), segs.end(), off,
+            [](std::size_t o, const Preprocessed::Segment& g) { return o < g.out_begin; });
+        return it == segs.begin() ? segs.size() : static_cast<std::size_t>(it - segs.begin() - 1);
+    };
+    const std::size_t first = segment_of(s.begin);
+    const std::size_t last = segment_of(s.end - 1);
+    if (first >= segs.size() || last >= segs.size()) return std::string(expanded);
+    if (first == last && segs[first].verbatim) return std::string(expanded);
+    const auto& f = segs[first];
+    const std::size_t src_begin = f.verbatim ? f.src_begin + (s.begin - f.out_begin) : f.src_begin;
+    std::size_t src_end = 0;
+    const auto& l = segs[last];
+    if (l.verbatim) {
+        src_end = l.src_begin + (s.end - l.out_begin);
+        if (l.file != f.file) return std::string(expanded);
+    } else {
+        // A macro invocation ends where the verbatim text after its expansion starts.
+        std::size_t k = last + 1;
+        while (k < segs.size() && !segs[k].verbatim)
+            ++k;
+        if (k >= segs.size() || segs[k].file != f.file) return std::string(expanded);
+        src_end = segs[k].src_begin;
+    }
+    if (!f.file || src_end <= src_begin || src_end > f.file->text.size() ||
+        src_end - src_begin > 4096)
+        return std::string(expanded);
+    std::string_view original(f.file->text.data() + src_begin, src_end - src_begin);
+    while (!original.empty() && (original.back() == ' ' || original.back() == '\t' ||
+                                 original.back() == '\n' || original.back() == '\r'))
+        original.remove_suffix(1);
+    if (original.empty() || original.find(';') != std::string_view::npos)
+        return std::string(expanded);
+    return std::string(original);
+}
+
 std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& options,
                                   FileCache& cache, Diagnostics& diags) {
     syntax::File file;

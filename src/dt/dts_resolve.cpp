@@ -911,7 +911,7 @@ private:
                 vc.offset = c.offset;
                 vc.size = c.size;
                 vc.where = file_.locate(c.span);
-                vc.text = std::string(file_.slice(c.span));
+                vc.text = file_.original_text(c.span);
                 if (c.plain_literal) vc.literal = file_.source_span(c.span);
             }
         }

@@ -593,3 +593,34 @@ TEST_CASE("dts: -@ symbols and plugin fixups as dtc generates them") {
           std::vector<std::uint8_t>(pins.c_str(), pins.c_str() + pins.size() + 1));
     CHECK(value_of(t, "/__local_fixups__/fragment@1/__overlay__", "pinctrl-0") == "00000004");
 }
+
+TEST_CASE("dts: through the built-in preprocessor, chunks show what the user wrote") {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / "cmalign-dts-macro-test";
+    fs::create_directories(dir);
+    const auto path = (dir / "m.dts").string();
+    std::ofstream(path) << "/dts-v1/;\n#define SZ_4M 0x00400000\n#define F(x) ((x) << 2)\n"
+                           "/ {\n\treg = <0x0 SZ_4M>, <F(0x10) 1>;\n\ta = <F(SZ_4M)>;\n};\n";
+    FileCache cache;
+    Diagnostics diags;
+    auto tree = load_dts(path, {}, cache, diags);
+    REQUIRE(tree);
+    CHECK(tree->input == path);
+    const Property* reg = tree->root.find_property("reg");
+    REQUIRE(reg);
+    REQUIRE(reg->chunks.size() == 4);
+    CHECK(reg->chunks[0].text == "0x0");
+    REQUIRE(reg->chunks[0].literal);
+    CHECK(reg->chunks[0].literal->file == path);
+    CHECK(reg->chunks[1].text == "SZ_4M");
+    CHECK(reg->chunks[1].where == Location{path, 5, 13});
+    CHECK_FALSE(reg->chunks[1].literal); // a macro: not rewritable in place
+    CHECK(reg->chunks[2].text == "F(0x10)");
+    CHECK(reg->chunks[3].text == "1");
+    CHECK(hex(reg->value) == "00000000"
+                             "00400000"
+                             "00000040"
+                             "00000001");
+    CHECK(tree->root.find_property("a")->chunks.at(0).text == "F(SZ_4M)");
+    fs::remove_all(dir);
+}

@@ -138,6 +138,9 @@ struct File {
     Location locate(std::uint32_t text, std::size_t offset) const;
     // The original bytes of `span` when they were copied verbatim from one file.
     std::optional<SourceSpan> source_span(TextSpan span) const;
+    // What the user wrote for `span`: the original text when it came (partly) from macro
+    // expansions ("SZ_4M" rather than "0x00400000"), else the text itself.
+    std::string original_text(TextSpan span) const;
 };
 
 } // namespace syntax
