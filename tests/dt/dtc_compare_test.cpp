@@ -21,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 
@@ -64,11 +65,24 @@ struct BoardResult {
     std::string our_error;  // when dtc failed: what we said, if anything
 };
 
-struct Timing {
-    double dtc = 0;     // wall seconds of the whole cpp+dtc phase
-    double cpp_in = 0;  // our parse+resolve of cpp's output
-    double builtin = 0; // our preprocess+parse+resolve
+// Seconds for a whole phase: wall clock, and CPU time (immune to other load on the machine;
+// for cpp+dtc that of the child processes, for us that of this process).
+struct Phase {
+    double wall = 0;
+    double cpu = 0;
 };
+struct Timing {
+    Phase dtc;     // cpp + dtc
+    Phase cpp_in;  // our parse+resolve of cpp's output
+    Phase builtin; // our preprocess+parse+resolve
+};
+
+double cpu_seconds(int who) {
+    rusage u{};
+    getrusage(who, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 // Compares our node with the DTB node at `offset`; appends the first difference to `diff`.
 bool same_node(const void* fdt, int offset, const Node& node, const std::string& path,
@@ -238,8 +252,9 @@ std::vector<std::pair<fs::path, std::string>> boards(const std::vector<std::stri
     return out;
 }
 
-template <typename F> double parallel(std::size_t n, unsigned jobs, F&& f) {
+template <typename F> Phase parallel(std::size_t n, unsigned jobs, int who, F&& f) {
     std::atomic<std::size_t> next{0};
+    const double cpu0 = cpu_seconds(who);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (unsigned j = 0; j < jobs; ++j)
@@ -249,7 +264,8 @@ template <typename F> double parallel(std::size_t n, unsigned jobs, F&& f) {
         });
     for (auto& t : threads)
         t.join();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+            cpu_seconds(who) - cpu0};
 }
 
 std::vector<BoardResult> run_all(const std::vector<std::pair<fs::path, std::string>>& list,
@@ -262,18 +278,18 @@ std::vector<BoardResult> run_all(const std::vector<std::pair<fs::path, std::stri
         results[i].board = fs::relative(list[i].first, kernel_root).string();
         results[i].arch = list[i].second;
     }
-    timing.dtc = parallel(list.size(), jobs, [&](std::size_t i) {
+    timing.dtc = parallel(list.size(), jobs, RUSAGE_CHILDREN, [&](std::size_t i) {
         results[i].dtc_ok = run_dtc(list[i].first, work, i);
     });
     if (mode.cpp_path) {
         FileCache cache;
-        timing.cpp_in = parallel(list.size(), jobs, [&](std::size_t i) {
+        timing.cpp_in = parallel(list.size(), jobs, RUSAGE_SELF, [&](std::size_t i) {
             ours_on_cpp_output(list[i].first, work, i, cache, results[i]);
         });
     }
     if (mode.builtin_path) {
         FileCache cache; // shared by every board, as a bulk `check` shares it
-        timing.builtin = parallel(list.size(), jobs, [&](std::size_t i) {
+        timing.builtin = parallel(list.size(), jobs, RUSAGE_SELF, [&](std::size_t i) {
             ours_builtin(list[i].first, work, i, cache, results[i]);
         });
     }
@@ -333,11 +349,15 @@ void report(const std::vector<BoardResult>& results, const Mode& mode, const Tim
         MESSAGE(line);
     }
     const double n = static_cast<double>(std::max<std::size_t>(results.size(), 1));
-    MESSAGE(fmt::format("wall time per board (same job count): cpp+dtc {:.2f} ms; our "
-                        "parse+resolve of cpp output {:.2f} ms; our preprocess+parse+resolve "
-                        "{:.2f} ms => {:.1f}x faster than cpp+dtc",
-                        1000 * timing.dtc / n, 1000 * timing.cpp_in / n, 1000 * timing.builtin / n,
-                        timing.builtin > 0 ? timing.dtc / timing.builtin : 0.0));
+    auto line = [&](const char* what, double dtc, double cpp_in, double builtin) {
+        MESSAGE(fmt::format("{} per board: cpp+dtc {:.2f} ms; our parse+resolve of cpp output "
+                            "{:.2f} ms; our preprocess+parse+resolve {:.2f} ms => {:.1f}x "
+                            "faster than cpp+dtc",
+                            what, 1000 * dtc / n, 1000 * cpp_in / n, 1000 * builtin / n,
+                            builtin > 0 ? dtc / builtin : 0.0));
+    };
+    line("wall time", timing.dtc.wall, timing.cpp_in.wall, timing.builtin.wall);
+    line("CPU time", timing.dtc.cpu, timing.cpp_in.cpu, timing.builtin.cpu);
 }
 
 } // namespace
