@@ -484,6 +484,33 @@ void check_outside_memory(const Context& ctx, Findings& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// cma-alloc-ranges: __reserved_mem_alloc_size() raises the alignment of a dynamic CMA pool to
+// CMA_MIN_ALIGNMENT_BYTES, then memblock_phys_alloc_range(size, align, start, end) must find an
+// aligned block inside one alloc-ranges entry; with none, "failed to allocate memory for node".
+
+void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
+    auto facts = alignment_facts(ctx.model);
+    if (!facts.exact) return;
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.kind != Kind::cma || !r.dynamic || r.alloc_ranges.empty() || !r.size) continue;
+        std::uint64_t align = std::max(r.alignment.value_or(0), *facts.exact);
+        bool fits = std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+            auto start = round_up(a.base, align);
+            std::uint64_t end = saturated_end(a.base, a.size);
+            return start && *start <= end && end - *start >= *r.size;
+        });
+        if (fits) continue;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("no alloc-ranges entry of {} holds {} at an address aligned to {} "
+                            "(the CMA alignment of {} raises the node's alignment): the kernel "
+                            "prints \"OF: reserved mem: failed to allocate memory for node '{}': "
+                            "size {} MiB\" and creates no pool",
+                            r.name, amount(*r.size), amount(align), kernel_name(ctx.model), r.name,
+                            *r.size >> 20));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
 // (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
 
@@ -723,7 +750,7 @@ void check_alignment_power_of_2(const Context& ctx, Findings& out) {
     }
 }
 
-constexpr std::array<CheckInfo, 16> checks_table{{
+constexpr std::array<CheckInfo, 17> checks_table{{
     {"reserved-memory-format", Severity::error, true,
      "/reserved-memory must have #address-cells/#size-cells equal to the root's and `ranges`, "
      "else the kernel ignores every reservation",
@@ -757,6 +784,9 @@ constexpr std::array<CheckInfo, 16> checks_table{{
     {"cma-size-alignment", Severity::error, true,
      "a CMA pool's size must be a multiple of CMA_MIN_ALIGNMENT_BYTES, else the pool is lost",
      check_cma_size},
+    {"cma-alloc-ranges", Severity::error, true,
+     "a dynamic CMA pool needs an alloc-ranges entry that holds its size at the CMA alignment",
+     check_cma_alloc_ranges},
     {"cma-areas", Severity::error, true,
      "more CMA pools than MAX_CMA_AREAS slots: the extra pools are lost", check_cma_areas},
     {"reserved-regions-limit", Severity::error, true,

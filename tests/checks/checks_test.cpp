@@ -428,3 +428,21 @@ TEST_CASE("reserved-regions-limit: 64 slots, counted as the kernel version does"
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "too many defined dynamic regions, skip 'p64'"));
 }
+
+TEST_CASE("cma-alloc-ranges: the range must hold the size at the raised alignment") {
+    // 64 MiB in [0x41000000, 0x45000000): room for 64 MiB, but no 32 MiB-aligned 64 MiB block
+    // (0x42000000 + 64 MiB = 0x46000000 is past the end).
+    auto tight = cma_pool("tight", 64u << 20);
+    tight.properties.push_back(cells("alloc-ranges", {0, 0x41000000, 0, 0x4000000}));
+    auto f = findings(check_tree(board({tight}), arm64_612(16384)), "cma-alloc-ranges");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "failed to allocate memory for node 'tight': size 64 MiB"));
+    // With 4K pages (2 MiB alignment) the same range works.
+    CHECK(findings(check_tree(board({tight}), arm64_612(4096)), "cma-alloc-ranges").empty());
+    // A second, roomier range is enough.
+    auto two = tight;
+    two.properties.back() =
+        cells("alloc-ranges", {0, 0x41000000, 0, 0x4000000, 0, 0x48000000, 0, 0x8000000});
+    CHECK(findings(check_tree(board({two}), arm64_612(16384)), "cma-alloc-ranges").empty());
+}
