@@ -103,8 +103,21 @@ struct OrderRange {
     bool runtime = false;
 };
 
-std::optional<OrderRange> order_of(const rules::OrderSpec& spec, int page_shift) {
+// Which boot-time choices are still open for the runtime kinds: `a` is the radix value, `b`
+// the hash one (powerpc Book3S-64); a config without one of the MMUs leaves one value.
+struct RuntimeChoices {
+    bool a = true;
+    bool b = true;
+};
+
+std::optional<OrderRange> order_of(const rules::OrderSpec& spec, int page_shift,
+                                   RuntimeChoices open = {}) {
     using K = rules::OrderSpec::Kind;
+    auto pick = [&](int a, int b) {
+        if (open.a && !open.b) return OrderRange{a, a, true};
+        if (open.b && !open.a) return OrderRange{b, b, true};
+        return OrderRange{std::min(a, b), std::max(a, b), true};
+    };
     switch (spec.kind) {
     case K::none:
         return std::nullopt;
@@ -113,10 +126,9 @@ std::optional<OrderRange> order_of(const rules::OrderSpec& spec, int page_shift)
     case K::fixed_shift:
         return OrderRange{spec.a - page_shift, spec.a - page_shift, false};
     case K::runtime_shifts:
-        return OrderRange{std::min(spec.a, spec.b) - page_shift,
-                          std::max(spec.a, spec.b) - page_shift, true};
+        return pick(spec.a - page_shift, spec.b - page_shift);
     case K::runtime_orders:
-        return OrderRange{std::min(spec.a, spec.b), std::max(spec.a, spec.b), true};
+        return pick(spec.a, spec.b);
     }
     return std::nullopt;
 }
@@ -201,6 +213,16 @@ private:
 
     bool stale_default(const rules::MaxOrderKconfigRow& kc, int value,
                        const kconfig::Entry& e) const;
+    // powerpc Book3S-64 picks the hash or radix MMU at boot; a config can rule one out
+    // (PPC_RADIX_MMU=n; PPC_64S_HASH_MMU=n, ≥ v5.17).
+    RuntimeChoices mmu_choices() const {
+        RuntimeChoices c;
+        if (m_.arch != Arch::powerpc) return c;
+        c.a = cfg_.get_bool("PPC_RADIX_MMU").value_or(true);
+        c.b = cfg_.get_bool("PPC_64S_HASH_MMU").value_or(true);
+        if (!c.a && !c.b) c = {}; // impossible config: keep both
+        return c;
+    }
     bool resolve_arch();
     bool resolve_version();
     void resolve_bits();
@@ -799,7 +821,7 @@ void Deriver::resolve_pageblock_order() {
         if (o == O::max_order && pbo_backport_) o = O::page_block_option;
         switch (o) {
         case O::hugetlb_order: {
-            auto r = order_of(geometry_->hugetlb, m_.page_shift);
+            auto r = order_of(geometry_->hugetlb, m_.page_shift, mmu_choices());
             step("hugetlb_page_order",
                  r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
                  r && r->runtime
@@ -811,7 +833,7 @@ void Deriver::resolve_pageblock_order() {
             return r;
         }
         case O::pmd_order: {
-            auto r = order_of(geometry_->pmd, m_.page_shift);
+            auto r = order_of(geometry_->pmd, m_.page_shift, mmu_choices());
             step("hpage_pmd_order",
                  r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
                  r && r->runtime ? fmt::format("{} → {}..{}", geometry_->pmd.formula, r->lo, r->hi)

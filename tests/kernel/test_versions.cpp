@@ -351,3 +351,20 @@ TEST_CASE("arch tables: arm without LPAE, x86-32, riscv, loongarch, mips") {
     REQUIRE(mips_plain);
     CHECK(mips_plain->max_page_order == 10);
 }
+
+TEST_CASE("powerpc: a config without one of the MMUs leaves one boot-time value") {
+    // 64K, HugeTLB: radix only (PPC_64S_HASH_MMU=n) → HPAGE_SHIFT 21 → order 5; hash only
+    // (PPC_RADIX_MMU=n) → 24 → order 8. Still decided at boot (pageblock_order is a variable).
+    auto radix = calc(
+        "powerpc", "6.12",
+        {{"PPC64", "y"}, {"PPC_64K_PAGES", "y"}, {"HUGETLBFS", "y"}, {"PPC_64S_HASH_MMU", "n"}});
+    auto hash =
+        calc("powerpc", "6.12",
+             {{"PPC64", "y"}, {"PPC_64K_PAGES", "y"}, {"HUGETLBFS", "y"}, {"PPC_RADIX_MMU", "n"}});
+    REQUIRE((radix && hash));
+    CHECK_FALSE(radix->pageblock_order);
+    REQUIRE(radix->pageblock_order_range);
+    CHECK(*radix->pageblock_order_range == std::pair{5, 5});
+    REQUIRE(hash->pageblock_order_range);
+    CHECK(*hash->pageblock_order_range == std::pair{8, 8});
+}
