@@ -4,7 +4,10 @@
 // kernel-facts.md §10 (values the compiler computed from the real headers), so this program does
 // not depend on the Kconfig evaluator.
 //
-//   example_cma_survey DIR [--list]      (DIR from scripts/compile-dtbs.sh)
+//   example_cma_survey DIR [--list]                 DIR: .dtb files (scripts/compile-dtbs.sh)
+//   example_cma_survey --dts KERNEL_TREE [--list] [--only FILE]
+//       the arm64 .dts boards of KERNEL_TREE through the built-in preprocessor and parser;
+//       --only FILE restricts to the boards listed in FILE (paths relative to arch/arm64/boot/dts)
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -16,6 +19,9 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/dt/dtb.hpp"
+#include "cmalign/dt/dts.hpp"
+#include <fstream>
+#include <set>
 
 using namespace cmalign;
 
@@ -46,16 +52,33 @@ struct BoardResult {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s DIR [--list]\n", argv[0]);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::fprintf(stderr, "usage: %s DIR [--list] | --dts KERNEL_TREE [--list] [--only FILE]\n",
+                     argv[0]);
         return 2;
     }
-    bool list = argc > 2 && std::string(argv[2]) == "--list";
+    bool list = std::find(args.begin(), args.end(), "--list") != args.end();
+    bool dts = args[0] == "--dts" && args.size() > 1;
+    std::string root = dts ? args[1] + "/arch/arm64/boot/dts" : args[0];
+    std::set<std::string> only;
+    if (auto it = std::find(args.begin(), args.end(), "--only");
+        it != args.end() && it + 1 != args.end()) {
+        std::ifstream in(*(it + 1));
+        for (std::string line; std::getline(in, line);)
+            if (!line.empty()) only.insert(line);
+    }
     std::vector<std::string> files;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(argv[1]))
-        if (e.is_regular_file() && e.path().extension() == ".dtb")
-            files.push_back(e.path().string());
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+        if (!e.is_regular_file() || e.path().extension() != (dts ? ".dts" : ".dtb")) continue;
+        auto rel = std::filesystem::relative(e.path(), root).replace_extension("").string();
+        if (!only.empty() && !only.count(rel)) continue;
+        files.push_back(e.path().string());
+    }
     std::sort(files.begin(), files.end());
+    dt::FileCache cache; // shared .dtsi and headers are read once
+    dt::PreprocessOptions preprocess;
+    if (dts) preprocess.kernel_tree = args[1];
 
     const kernel::Model models[3] = {arm64_612(4096, 12, 10, 9), arm64_612(16384, 14, 11, 11),
                                      arm64_612(65536, 16, 13, 13)};
@@ -66,9 +89,10 @@ int main(int argc, char** argv) {
     auto worker = [&] {
         for (std::size_t i = next++; i < files.size(); i = next++) {
             BoardResult& br = results[i];
-            br.name = std::filesystem::relative(files[i], argv[1]).string();
+            br.name = std::filesystem::relative(files[i], root).replace_extension("").string();
             Diagnostics diags;
-            auto tree = dt::read_dtb(files[i], diags);
+            auto tree = dts ? dt::load_dts(files[i], preprocess, cache, diags)
+                            : dt::read_dtb(files[i], diags);
             if (!tree) {
                 br.parse_error = true;
                 continue;
@@ -99,7 +123,8 @@ int main(int argc, char** argv) {
     std::size_t parse_errors = 0;
     for (const auto& br : results)
         parse_errors += br.parse_error;
-    std::printf("%zu DTBs, %zu unreadable\n", files.size(), parse_errors);
+    std::printf("%zu %s, %zu unreadable\n", files.size(), dts ? "DTS boards" : "DTBs",
+                parse_errors);
     for (int k = 0; k < 3; ++k) {
         std::size_t with_pool = 0, losing = 0;
         for (const auto& br : results) {
