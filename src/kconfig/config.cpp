@@ -44,7 +44,7 @@ void assign(Config& into, Entry entry, Diagnostics& diags) {
     std::string name = entry.name;
     std::optional<Entry> previous = into.set(std::move(entry));
     if (!previous) return;
-    const Entry& current = *into.find(name);
+    const Entry& current = into.entries().find(name)->second; // exact key: set() just stored it
     bool differs = previous->value != current.value || previous->quoted != current.quoted;
     bool user_override = from_command_line && previous->where.file != command_line_file;
     if (differs && !user_override) {
@@ -101,6 +101,8 @@ std::optional<Entry> Config::set(Entry e) {
 
 const Entry* Config::find(std::string_view name) const {
     auto it = entries_.find(without_prefix(name));
+    // A symbol whose own name starts with CONFIG_ ("CONFIG_CONFIG_X=y") is still found by its key.
+    if (it == entries_.end()) it = entries_.find(name);
     return it == entries_.end() ? nullptr : &it->second;
 }
 

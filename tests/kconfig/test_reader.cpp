@@ -371,6 +371,15 @@ TEST_CASE("load(): files in order, then sets; unreadable files are located error
     std::filesystem::remove_all(temp_dir());
 }
 
+TEST_CASE("a symbol whose own name starts with CONFIG_") {
+    Parsed p = parse("CONFIG_CONFIG_=y\nCONFIG_CONFIG_=n\nCONFIG_CONFIG_X=1\n");
+    CHECK(p.ok);
+    REQUIRE(p.config.find("CONFIG_") != nullptr);
+    CHECK(p.config.find("CONFIG_")->value == "n");
+    CHECK(p.config.find("CONFIG_CONFIG_X")->value == "1");
+    CHECK(p.diags.items().size() == 1); // the redefinition
+}
+
 TEST_CASE("get_int and get_bool") {
     Parsed p = parse("CONFIG_D=42\nCONFIG_Z=0\nCONFIG_NEG=-2147483648\nCONFIG_H=0X7FFF\n"
                      "CONFIG_BIG=0xffffffffffffffff\nCONFIG_MAX=9223372036854775807\n"
