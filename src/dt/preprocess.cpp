@@ -20,18 +20,19 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "dt/preprocess_internal.hpp"
 
 namespace cmalign::dt {
 
-namespace {
+namespace detail {
 
 using pp::Kind;
 using pp::Lexer;
 using pp::Token;
 
-struct Macro {
+struct Macro : std::enable_shared_from_this<Macro> {
     std::string_view name;
     std::vector<std::string_view> params;
     std::vector<Token> body;
@@ -41,14 +42,48 @@ struct Macro {
     bool variadic = false;
     enum class Builtin : std::uint8_t { none, line, file, counter, include_level, base_file };
     Builtin builtin = Builtin::none;
-    bool disabled = false; // being expanded: its name is painted blue
+    std::uint64_t fingerprint = 0; // of the whole definition: equal definitions, equal prints
 };
+
+} // namespace detail
+
+// What an included file did, for reuse (see FileCache::IncludeMemo in the header).
+struct FileCache::IncludeMemo {
+    std::string key; // search path, limits and where the file was found
+    int nesting = 0; // include levels below the file
+    // Every macro name the file looked up before changing it, with the fingerprint of the
+    // definition it saw (0: undefined). The memo applies when all of them match again.
+    std::vector<std::pair<std::string, std::uint64_t>> deps;
+    // The definitions the file left behind for the names it defined or undefined (null: undefined).
+    std::vector<std::pair<std::string, std::shared_ptr<const detail::Macro>>> effects;
+    std::string text;
+    std::vector<Preprocessed::Segment> segments; // offsets relative to `text`
+    std::vector<std::shared_ptr<const SourceFile>> files;
+};
+
+std::vector<std::shared_ptr<const FileCache::IncludeMemo>>
+FileCache::include_memos(const SourceFile* file) {
+    std::lock_guard lock(mutex_);
+    auto it = memos_.find(file);
+    if (it == memos_.end()) return {};
+    return it->second;
+}
+
+void FileCache::add_include_memo(const SourceFile* file, std::shared_ptr<const IncludeMemo> memo) {
+    std::lock_guard lock(mutex_);
+    auto& list = memos_[file];
+    if (list.size() < 32) list.push_back(std::move(memo)); // a few variants per file are normal
+}
+
+namespace {
+
+using namespace detail;
 
 struct Context {
     std::vector<Token> tokens;
     std::size_t pos = 0;
-    Macro* macro = nullptr; // re-enabled when the context is left
-    bool barrier = false;   // an argument being pre-expanded or a directive line: reading stops
+    const Macro* macro = nullptr; // painted blue while this context is on the stack
+    bool barrier = false; // an argument being pre-expanded or a directive line: reading stops
 };
 
 struct Conditional {
@@ -78,14 +113,61 @@ std::string quote_string(std::string_view s) {
     return out;
 }
 
-// FNV-1a; identifiers are short, and std::hash's out-of-line call showed in profiles.
-struct NameHash {
-    std::size_t operator()(std::string_view s) const noexcept {
+// Name -> definition, open addressing with linear probing: defining a header's macros for every
+// board was dominated by node allocation in std::unordered_map.
+class MacroTable {
+public:
+    MacroTable() : slots_(1024) {}
+
+    const Macro* find(std::string_view name) const {
+        const std::uint32_t h = hash(name);
+        for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+            const Slot& s = slots_[i];
+            if (!s.name.data()) return nullptr;
+            if (s.hash == h && s.name == name) return s.macro; // null: erased
+        }
+    }
+
+    void set(std::string_view name, const Macro* macro) {
+        if ((used_ + 1) * 4 >= slots_.size() * 3) grow();
+        const std::uint32_t h = hash(name);
+        for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+            Slot& s = slots_[i];
+            if (!s.name.data()) {
+                if (!macro) return;
+                s = {name, macro, h};
+                ++used_;
+                return;
+            }
+            if (s.hash == h && s.name == name) {
+                s.macro = macro; // an erased slot keeps its name as a tombstone
+                return;
+            }
+        }
+    }
+
+private:
+    struct Slot {
+        std::string_view name; // data() == nullptr: never used
+        const Macro* macro = nullptr;
+        std::uint32_t hash = 0;
+    };
+    static std::uint32_t hash(std::string_view s) {
         std::uint64_t h = 1469598103934665603ull;
         for (char c : s)
             h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-        return static_cast<std::size_t>(h);
+        return static_cast<std::uint32_t>(h ^ (h >> 32));
     }
+    std::size_t mask() const { return slots_.size() - 1; }
+    void grow() {
+        std::vector<Slot> old(slots_.size() * 2);
+        old.swap(slots_);
+        used_ = 0;
+        for (const Slot& s : old)
+            if (s.name.data() && s.macro) set(s.name, s.macro);
+    }
+    std::vector<Slot> slots_;
+    std::size_t used_ = 0;
 };
 
 class Engine {
@@ -98,6 +180,10 @@ public:
         for (auto& dir : search_path_)
             if (!dir.empty() && dir.back() != '/') dir += '/';
         token_cap_ = std::max<std::size_t>(std::size_t{1} << 20, options.max_output_bytes / 16);
+        for (const auto& dir : search_path_)
+            memo_key_ += dir + '\n';
+        memo_key_ += std::to_string(options.max_output_bytes) + ' ' +
+                     std::to_string(options.max_expansion_depth) + ' ';
     }
 
     std::optional<Preprocessed> run(const std::string& path) {
@@ -128,6 +214,7 @@ private:
         error_at(t.file, t.offset, std::move(message));
     }
     void warning_at(const Token& t, std::string message) {
+        impure();
         diags_.warning(t.file ? t.file->location(t.offset) : Location{}, std::move(message));
     }
 
@@ -146,7 +233,7 @@ private:
         auto& segs = out_.segments;
         const std::size_t at = out_.text.size();
         out_.text.append(text);
-        if (!segs.empty()) {
+        if (!segs.empty() && !std::exchange(merge_barrier_, false)) {
             auto& last = segs.back();
             if (last.verbatim && last.file == file && last.out_end == at &&
                 last.src_begin + (last.out_end - last.out_begin) == src) {
@@ -164,7 +251,7 @@ private:
         auto& segs = out_.segments;
         const std::size_t at = out_.text.size();
         out_.text.append(text);
-        if (!segs.empty()) {
+        if (!segs.empty() && !std::exchange(merge_barrier_, false)) {
             auto& last = segs.back();
             if (!last.verbatim && last.file == file && last.src_begin == site &&
                 last.out_end == at) {
@@ -244,20 +331,68 @@ private:
         bloom_[b / 64] |= std::uint64_t{1} << (b % 64);
     }
 
-    Macro* find_macro(std::string_view name) {
+    // The definition of `name`, without recording the look-up.
+    const Macro* peek_macro(std::string_view name) const {
         const std::size_t b = bloom_bit(name);
         if (!(bloom_[b / 64] & (std::uint64_t{1} << (b % 64)))) return nullptr;
-        auto it = macros_.find(name);
-        return it == macros_.end() ? nullptr : it->second.get();
+        return macros_.find(name);
+    }
+
+    // The definition of `name`; inside an included file the look-up is recorded, since the
+    // file's output depends on it (IncludeMemo::deps).
+    const Macro* find_macro(std::string_view name) {
+        const Macro* m = peek_macro(name);
+        if (frames_.size() > 1) events_.push_back({name, m, Event::lookup});
+        return m;
+    }
+
+    // `m` must outlive the run (kept in keep_ or in a used memo).
+    void set_macro(std::string_view name, const Macro* m) {
+        if (frames_.size() > 1)
+            events_.push_back({name, nullptr, m ? Event::define : Event::undefine});
+        if (m) bloom_add(name);
+        macros_.set(name, m);
+    }
+
+    bool is_disabled(const Macro* m) const {
+        for (const Context& c : contexts_)
+            if (c.macro == m) return true;
+        return false;
+    }
+
+    void impure() {
+        if (frames_.size() > 1) events_.push_back({{}, nullptr, Event::impure});
+    }
+
+    static std::uint64_t fingerprint(const Macro& m) {
+        std::uint64_t h = 1469598103934665603ull;
+        auto mix = [&h](std::string_view s) {
+            for (char c : s)
+                h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+            h = (h ^ 0xffu) * 1099511628211ull;
+        };
+        mix(m.name);
+        mix(m.function_like ? "F" : "O");
+        mix(m.variadic ? "V" : "-");
+        mix(std::to_string(static_cast<int>(m.builtin)));
+        for (auto p : m.params)
+            mix(p);
+        for (const Token& t : m.body) {
+            mix(t.text);
+            mix(std::string{static_cast<char>(t.kind), static_cast<char>(t.flags),
+                            static_cast<char>(t.param & 0xff), static_cast<char>(t.param >> 8)});
+        }
+        return h | 1; // never 0, which means "undefined"
     }
 
     void define_builtins() {
         auto builtin = [&](std::string_view name, Macro::Builtin kind) {
-            auto m = std::make_unique<Macro>();
+            auto m = std::make_shared<Macro>();
             m->name = name;
             m->builtin = kind;
-            bloom_add(name);
-            macros_[name] = std::move(m);
+            m->fingerprint = fingerprint(*m);
+            set_macro(name, m.get());
+            keep_.push_back(std::move(m));
         };
         builtin("__LINE__", Macro::Builtin::line);
         builtin("__FILE__", Macro::Builtin::file);
@@ -293,7 +428,6 @@ private:
 
     void pop_context() {
         Context& c = contexts_.back();
-        if (c.macro) c.macro->disabled = false;
         c.tokens.clear();
         spare_.push_back(std::move(c.tokens));
         contexts_.pop_back();
@@ -372,9 +506,9 @@ private:
             if (failed_) return eof_token();
             Token t = next_raw(may_read_base);
             if (t.kind != Kind::identifier || (t.flags & pp::no_expand)) return t;
-            Macro* m = find_macro(t.text);
+            const Macro* m = find_macro(t.text);
             if (!m) return t;
-            if (m->disabled) {
+            if (is_disabled(m)) {
                 t.flags |= pp::no_expand;
                 return t;
             }
@@ -389,6 +523,7 @@ private:
     }
 
     Token builtin_token(const Macro& m, const Token& site) {
+        if (m.builtin != Macro::Builtin::line && m.builtin != Macro::Builtin::file) impure();
         std::string text;
         Kind kind = Kind::number;
         switch (m.builtin) {
@@ -577,7 +712,7 @@ private:
     }
 
     // Builds the replacement of `m` invoked at `site` and pushes it as a context.
-    bool enter_macro(Macro& m, const Token& site, std::vector<std::vector<Token>>& args) {
+    bool enter_macro(const Macro& m, const Token& site, std::vector<std::vector<Token>>& args) {
         if (static_cast<int>(contexts_.size()) >= options_.max_expansion_depth) {
             error_at(site, "macro expansion nested too deeply (more than " +
                                std::to_string(options_.max_expansion_depth) + " levels)");
@@ -669,7 +804,6 @@ private:
             error_at(site, "macro expansion too large (runaway macro expansion?)");
             return false;
         }
-        m.disabled = true;
         Context c;
         c.tokens = std::move(out);
         c.macro = &m;
@@ -824,7 +958,7 @@ private:
             error_at(line[0], "\"defined\" cannot be used as a macro name");
             return;
         }
-        auto m = std::make_unique<Macro>();
+        auto m = std::make_shared<Macro>();
         m->name = *name;
         m->file = &file;
         m->offset = line[0].offset;
@@ -913,11 +1047,11 @@ private:
             error_at(line[0], "too many macro parameters");
             return;
         }
-        if (Macro* old = find_macro(*name); old && !same_definition(*old, *m))
+        if (const Macro* old = peek_macro(*name); old && !same_definition(*old, *m))
             warning_at(line[0], "\"" + std::string(*name) + "\" redefined");
-        undefine(*name);
-        bloom_add(m->name);
-        macros_[m->name] = std::move(m);
+        m->fingerprint = fingerprint(*m);
+        set_macro(m->name, m.get());
+        keep_.push_back(std::move(m));
     }
 
     static bool same_definition(const Macro& a, const Macro& b) {
@@ -934,12 +1068,8 @@ private:
     }
 
     void undefine(std::string_view name) {
-        auto it = macros_.find(name);
-        if (it == macros_.end()) return;
-        // A context may still point at it (an #undef inside its own arguments is rejected, but
-        // keep the object alive anyway).
-        retired_.push_back(std::move(it->second));
-        macros_.erase(it);
+        if (!macros_.find(name)) return;
+        set_macro(name, nullptr); // the definition stays alive in keep_ for running contexts
     }
 
     std::optional<std::string> resolve(const std::string& name, bool angled, bool next,
@@ -1035,6 +1165,7 @@ private:
             error_at(where, name + ": " + why);
             return;
         }
+        if (!once_.empty()) impure(); // #pragma once state is not part of a memo
         if (once_.count(*path)) return;
         if (static_cast<int>(frames_.size()) > options_.max_include_depth) {
             std::string message = "#include nested depth " + std::to_string(frames_.size()) +
@@ -1054,7 +1185,100 @@ private:
             return;
         }
         remember(included);
-        process_file(*included, found_in);
+        const std::string key = memo_key_ + std::to_string(found_in);
+        if (replay(*included, key)) return;
+        record(included, found_in, key);
+    }
+
+    // Reuses a memo of `file` whose dependencies all hold now.
+    bool replay(const SourceFile& file, const std::string& key) {
+        for (const auto& memo : cache_.include_memos(&file)) {
+            if (memo->key != key ||
+                static_cast<int>(frames_.size()) + memo->nesting > options_.max_include_depth ||
+                !emitting_)
+                continue;
+            bool match = true;
+            for (const auto& [name, print] : memo->deps) {
+                const Macro* m = peek_macro(name);
+                if ((m ? m->fingerprint : 0) != print) {
+                    match = false;
+                    break;
+                }
+            }
+            if (!match) continue;
+            const bool recording = frames_.size() > 1;
+            for (const auto& [name, print] : memo->deps)
+                if (recording) events_.push_back({name, peek_macro(name), Event::lookup});
+            for (const auto& [name, macro] : memo->effects)
+                set_macro(name, macro.get());
+            const std::size_t base = out_.text.size();
+            out_.text.append(memo->text);
+            for (Preprocessed::Segment seg : memo->segments) {
+                seg.out_begin += base;
+                seg.out_end += base;
+                out_.segments.push_back(seg);
+            }
+            for (const auto& f : memo->files)
+                remember(f);
+            deepest_ = std::max(deepest_, frames_.size() + static_cast<std::size_t>(memo->nesting));
+            used_memos_.push_back(memo);
+            have_last_ = false;
+            merge_barrier_ = true;
+            check_size();
+            return true;
+        }
+        return false;
+    }
+
+    // Preprocesses an included file and, when its outcome depends only on macro definitions,
+    // keeps that outcome in the cache for the next input.
+    void record(const std::shared_ptr<const SourceFile>& file, int found_in,
+                const std::string& key) {
+        const std::size_t events0 = events_.size();
+        const std::size_t text0 = out_.text.size();
+        const std::size_t segments0 = out_.segments.size();
+        const std::size_t files0 = out_.files.size();
+        const std::size_t diags0 = diags_.items().size();
+        const std::size_t level = frames_.size();
+        const std::size_t deepest0 = deepest_;
+        deepest_ = level + 1;
+        merge_barrier_ = true;
+        process_file(*file, found_in);
+        merge_barrier_ = true;
+        const std::size_t nesting = deepest_ - (level + 1);
+        deepest_ = std::max(deepest0, deepest_);
+        if (failed_ || !emitting_ || diags_.items().size() != diags0) return;
+
+        auto memo = std::make_shared<FileCache::IncludeMemo>();
+        memo->key = key;
+        memo->nesting = static_cast<int>(nesting);
+        std::unordered_set<std::string_view> touched;
+        std::unordered_set<std::string_view> seen;
+        for (std::size_t i = events0; i < events_.size(); ++i) {
+            const Event& e = events_[i];
+            if (e.kind == Event::impure) return;
+            if (e.kind == Event::lookup) {
+                if (!touched.count(e.name) && seen.insert(e.name).second)
+                    memo->deps.emplace_back(std::string(e.name),
+                                            e.macro ? e.macro->fingerprint : 0);
+            } else {
+                touched.insert(e.name);
+            }
+        }
+        for (std::string_view name : touched) {
+            const Macro* m = macros_.find(name);
+            memo->effects.emplace_back(std::string(name), m ? m->shared_from_this() : nullptr);
+        }
+        memo->text = out_.text.substr(text0);
+        memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
+                              out_.segments.end());
+        for (auto& seg : memo->segments) {
+            seg.out_begin -= text0;
+            seg.out_end -= text0;
+        }
+        memo->files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
+                           out_.files.end());
+        cache_.add_include_memo(file.get(), std::move(memo));
     }
 
     void remember(const std::shared_ptr<const SourceFile>& file) {
@@ -1171,7 +1395,10 @@ private:
                 warning_at(name, message);
         } else if (d == "pragma") {
             const std::vector<Token> line = line_tokens(lexer, file);
-            if (line.size() == 1 && line[0].text == "once") once_.insert(file.path);
+            if (line.size() == 1 && line[0].text == "once") {
+                once_.insert(file.path);
+                impure();
+            }
         } else if (d == "line" || d == "ident" || d == "sccs" || d == "assert" || d == "unassert") {
             lexer.skip_line(); // tolerated; #line does not change our (real) source map
         } else {
@@ -1191,6 +1418,7 @@ private:
         frame.conditionals = conditionals_.size();
         frame.found_in = found_in;
         frames_.push_back(frame);
+        deepest_ = std::max(deepest_, frames_.size());
         Lexer* saved_base = base_;
         const SourceFile* saved_file = base_file_;
         base_ = &lexer;
@@ -1260,6 +1488,7 @@ private:
 
     Preprocessed out_;
     bool emitting_ = true;
+    bool merge_barrier_ = false; // the next segment starts afresh (an included file's output)
     bool failed_ = false;
     Token last_;             // the last token written out
     bool have_last_ = false; // ... and nothing (whitespace) was written after it
@@ -1267,8 +1496,19 @@ private:
 
     static constexpr std::size_t kBloomBits = 1u << 16;
     std::vector<std::uint64_t> bloom_ = std::vector<std::uint64_t>(kBloomBits / 64);
-    std::unordered_map<std::string_view, std::unique_ptr<Macro>, NameHash> macros_;
-    std::vector<std::unique_ptr<Macro>> retired_;
+    MacroTable macros_;
+    std::vector<std::shared_ptr<const Macro>> keep_; // definitions made in this run
+
+    // Macro look-ups and changes inside included files, in order (for IncludeMemo).
+    struct Event {
+        std::string_view name;
+        const Macro* macro = nullptr; // lookup: what it found
+        enum Kind : std::uint8_t { lookup, define, undefine, impure } kind = lookup;
+    };
+    std::vector<Event> events_;
+    std::vector<std::shared_ptr<const FileCache::IncludeMemo>> used_memos_;
+    std::string memo_key_;
+    std::size_t deepest_ = 0;
     std::vector<Context> contexts_;
     std::vector<std::vector<Token>> spare_;
     std::deque<std::string> arena_;

@@ -42,9 +42,18 @@ public:
     // nullptr and `error` set when the file cannot be read.
     std::shared_ptr<const SourceFile> load(const std::string& path, std::string* error = nullptr);
 
+    // Internal to the preprocessor: the outcome of preprocessing an included file (output and
+    // macro changes), reused by later inputs when every macro it looked at has the same
+    // definition again. This is what makes a bulk run cheap: a board's SoC .dtsi and headers
+    // are preprocessed once, not once per board.
+    struct IncludeMemo;
+    std::vector<std::shared_ptr<const IncludeMemo>> include_memos(const SourceFile* file);
+    void add_include_memo(const SourceFile* file, std::shared_ptr<const IncludeMemo> memo);
+
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<const SourceFile>> files_;
+    std::unordered_map<const SourceFile*, std::vector<std::shared_ptr<const IncludeMemo>>> memos_;
 };
 
 struct PreprocessOptions {
