@@ -1,6 +1,8 @@
 // Writing a Config: .config text that reads back to the same symbols, and the contract's JSON.
 #include <doctest/doctest.h>
 
+#include <iterator>
+#include <random>
 #include <string>
 
 #include "cmalign/kconfig/config.hpp"
@@ -101,4 +103,55 @@ TEST_CASE("to_json follows the contract of `cmalign config`") {
     std::string dumped;
     CHECK_NOTHROW(dumped = j.dump());
     CHECK(nlohmann::json::parse(dumped) == j);
+}
+
+TEST_CASE("property: whatever reads without errors reads back the same after writing") {
+    // Random lines built from the pieces the grammar cares about; 3000 inputs in well under a
+    // second (a 200k-input sanitizer run of the same loop found a null dereference once).
+    std::mt19937 rng(7);
+    const std::string pieces[] = {"CONFIG_",
+                                  "=",
+                                  "\"",
+                                  "\\",
+                                  "#",
+                                  " ",
+                                  "\t",
+                                  "\r",
+                                  "\n",
+                                  "y",
+                                  "0x",
+                                  "-",
+                                  "1",
+                                  "A_B",
+                                  "is not set",
+                                  "# CONFIG_",
+                                  "\xff",
+                                  "\xc3",
+                                  "\n# CONFIG_X is not set\n",
+                                  "\nCONFIG_S=\"q\\\"\"\n"};
+    int accepted = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::string text;
+        int pieces_in_text = static_cast<int>(rng() % 30);
+        for (int i = 0; i < pieces_in_text; ++i)
+            text += pieces[rng() % std::size(pieces)];
+        Config c;
+        Diagnostics d;
+        bool ok = cmalign::kconfig::read_fragment(text, "f", c, d);
+        REQUIRE(ok == !d.has_errors());
+        std::string written = cmalign::kconfig::to_config_text(c);
+        Config again;
+        Diagnostics d2;
+        REQUIRE_MESSAGE(cmalign::kconfig::read_fragment(written, "w", again, d2), written);
+        REQUIRE(again.entries().size() == c.entries().size());
+        for (const auto& [name, entry] : c.entries()) {
+            auto other = again.entries().find(name);
+            REQUIRE(other != again.entries().end());
+            CHECK(other->second.value == entry.value);
+        }
+        CHECK_NOTHROW((void)cmalign::kconfig::to_json(c).dump());
+        accepted += !c.entries().empty();
+    }
+    MESSAGE(accepted << " of 3000 random inputs set at least one symbol");
+    CHECK(accepted > 300); // the generator does produce valid assignments
 }
