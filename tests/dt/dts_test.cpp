@@ -624,3 +624,52 @@ TEST_CASE("dts: through the built-in preprocessor, chunks show what the user wro
     CHECK(tree->root.find_property("a")->chunks.at(0).text == "F(SZ_4M)");
     fs::remove_all(dir);
 }
+
+TEST_CASE("dts: random mutations never crash or hang") {
+    const std::string src = R"(/dts-v1/;
+/plugin/;
+/memreserve/ 0x1000 0x2000;
+/ {
+    a: n@1 { reg = <0x1 (2 + 3 * (4 ? 5 : 6)) -1>; s = "x\n\x41\101", [00 11]; b = /bits/ 16 <lbl: 'c'>; };
+    p = &a, <&{/n@1} &a>, "str";
+    /omit-if-no-ref/ q: q { phandle = <&q>; };
+    // comment
+    /* block */
+};
+&a { /delete-property/ s; c: child { }; };
+&{/n@1} { x; };
+/delete-node/ &{/n@1/child};
+/omit-if-no-ref/ &q;
+)";
+    const std::string alphabet = "/{}<>[]();=&:\"'\\,-+*%!~?|^ \n#0x1aZ_@";
+    std::uint32_t seed = 12345;
+    auto rnd = [&] {
+        seed = seed * 1103515245u + 12345u;
+        return (seed >> 8) & 0xffffff;
+    };
+    for (int round = 0; round < 3000; ++round) {
+        std::string m = src;
+        const int edits = 1 + static_cast<int>(rnd() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = rnd() % m.size();
+            switch (rnd() % 3) {
+            case 0:
+                m[at] = alphabet[rnd() % alphabet.size()];
+                break;
+            case 1:
+                m.erase(at, 1 + rnd() % 8);
+                break;
+            default:
+                m.insert(at, 1, alphabet[rnd() % alphabet.size()]);
+                break;
+            }
+            if (m.empty()) m = "x";
+        }
+        auto l = load(m);
+        if (!l->tree) CHECK(l->diags.has_errors());
+        for (const auto& d : l->diags.items()) {
+            CHECK(d.where.line >= 1);
+            CHECK(d.where.column >= 1);
+        }
+    }
+}
