@@ -522,3 +522,66 @@ TEST_CASE("a FileCache shared by threads gives the same result as a private one"
     for (std::size_t i = 0; i < mains.size(); ++i)
         CHECK(outs[i] == "v" + std::to_string(i) + " = < 3 > ;");
 }
+
+TEST_CASE("included files reused across inputs give the same output as a fresh run") {
+    Scratch s;
+    s.write("inc/dt-bindings/g.h",
+            "#ifndef G_H\n#define G_H\n#define ACTIVE_LOW 1\n#define PIN(n) (n * 2)\n#endif\n");
+    s.write("soc.dtsi", "#include <dt-bindings/g.h>\n"
+                        "#ifdef FAST\nspeed = <FAST>;\n#else\nspeed = <0>;\n#endif\n"
+                        "pin = <PIN(3) ACTIVE_LOW>; /* c */ size = <SIZE>;\n"
+                        "#define FROM_SOC 77\n");
+    s.write("counter.dtsi", "c = <__COUNTER__>;\n");
+    std::vector<std::string> boards = {
+        s.write("a.dts", "#define FAST 100\n#include \"soc.dtsi\"\nx = <FROM_SOC>;\n"),
+        s.write("b.dts", "#include \"soc.dtsi\"\nx = <FROM_SOC ACTIVE_LOW>;\n"),
+        s.write("c.dts",
+                "#include <dt-bindings/g.h>\n#define SIZE 0x1000\n#include \"soc.dtsi\"\n"),
+        s.write("d.dts", "#define ACTIVE_LOW 0\n#define G_H\n#include \"soc.dtsi\"\n"),
+        s.write("e.dts", "#define FAST 100\n#include \"soc.dtsi\"\nx = <FROM_SOC>;\n"),
+        s.write("f.dts", "a = <__COUNTER__ __COUNTER__>;\n#include \"counter.dtsi\"\n"),
+        s.write("g.dts", "#include \"counter.dtsi\"\n"),
+        s.write("h.dts", "#define SIZE 4\n#include \"soc.dtsi\"\n"),
+    };
+    dt::PreprocessOptions o;
+    o.include_dirs.push_back(s.path("inc"));
+    dt::FileCache shared;
+    for (int round = 0; round < 2; ++round) {
+        for (const auto& board : boards) {
+            CAPTURE(board);
+            Diagnostics d1, d2;
+            dt::FileCache fresh;
+            auto expected = dt::preprocess(board, o, fresh, d1);
+            auto got = dt::preprocess(board, o, shared, d2);
+            REQUIRE(expected);
+            REQUIRE(got);
+            CHECK(got->text == expected->text);
+            REQUIRE(got->segments.size() == expected->segments.size());
+            for (std::size_t i = 0; i < got->segments.size(); ++i) {
+                CHECK(got->segments[i].out_begin == expected->segments[i].out_begin);
+                CHECK(got->segments[i].src_begin == expected->segments[i].src_begin);
+                CHECK(got->segments[i].verbatim == expected->segments[i].verbatim);
+                CHECK(got->segments[i].file->path == expected->segments[i].file->path);
+            }
+            REQUIRE(got->files.size() == expected->files.size());
+            for (std::size_t i = 0; i < got->files.size(); ++i)
+                CHECK(got->files[i]->path == expected->files[i]->path);
+        }
+    }
+    // Spot checks of what the reuse must get right.
+    Diagnostics d;
+    auto a = dt::preprocess(boards[0], o, shared, d);
+    auto b = dt::preprocess(boards[1], o, shared, d);
+    auto h = dt::preprocess(boards[7], o, shared, d);
+    auto f = dt::preprocess(boards[5], o, shared, d);
+    REQUIRE((a && b && h && f));
+    CHECK(squeeze(a->text) ==
+          "speed = < 100 > ; pin = < ( 3 * 2 ) 1 > ; size = < SIZE > ; x = < 77 > ;");
+    CHECK(squeeze(b->text) ==
+          "speed = < 0 > ; pin = < ( 3 * 2 ) 1 > ; size = < SIZE > ; x = < 77 1 > ;");
+    CHECK(squeeze(h->text) == "speed = < 0 > ; pin = < ( 3 * 2 ) 1 > ; size = < 4 > ;");
+    CHECK(squeeze(f->text) == "a = < 0 1 > ; c = < 2 > ;");
+    const std::size_t pin = b->text.find("(3");
+    REQUIRE(pin != std::string::npos);
+    CHECK(b->locate(pin) == Location{s.path("soc.dtsi"), 7, 8});
+}
