@@ -261,7 +261,21 @@ void check_property_length(const Context& ctx, Findings& out) {
                                   p.expected / 4, p.expected == 4 ? "" : "s",
                                   p.property == "alignment" ? "#address-cells" : "#size-cells");
             std::string kernel_says;
-            if (p.property == "reg" && p.length == 0)
+            Severity severity = Severity::error;
+            if (p.ignored) {
+                // ≥ v6.19 [likely]: of_flat_dt_get_addr_size_prop() treats it as absent, silently.
+                std::string then;
+                if (p.property == "alloc-ranges")
+                    then = "so the pool is allocated anywhere in memory";
+                else if (r.dynamic)
+                    then = "so the node is placed dynamically by its `size`";
+                else
+                    then = "so nothing is reserved";
+                kernel_says = fmt::format("{} treats `{}` as absent without a message, {}",
+                                          kernel_name(m), p.property, then);
+                bool lost = !r.accepted_by_parser && r.declared_kind != Kind::static_;
+                severity = lost ? Severity::error : Severity::warning;
+            } else if (p.property == "reg" && p.length == 0)
                 kernel_says = "the kernel reserves nothing for it";
             else if (p.property == "reg")
                 kernel_says = fmt::format("{} prints \"{}Reserved memory: invalid reg property in "
@@ -276,9 +290,19 @@ void check_property_length(const Context& ctx, Findings& out) {
                 kernel_says = fmt::format("{} prints \"OF: reserved mem: invalid {} property in "
                                           "'{}' node.\" and allocates nothing",
                                           kernel_name(m), p.property, r.name);
-            out.add(Severity::error, p.where, r.path,
+            out.add(severity, p.where, r.path,
                     fmt::format("`{}` is {} bytes, the kernel wants {}: {}", p.property, p.length,
                                 expected, kernel_says));
+        }
+        // ≥ v6.19 [likely]: fdt_scan_reserved_mem_reg_nodes() records only single-tuple nodes.
+        if (r.multi_tuple_dropped && !r.disabled) {
+            bool pool = r.declared_kind != Kind::static_;
+            out.add(pool ? Severity::error : Severity::warning,
+                    r.reg_refs.size() > 2 ? r.reg_refs[2].where : r.where, r.path,
+                    fmt::format("`reg` has {} (address, size) tuples: {} reserves them but keeps "
+                                "only nodes with exactly one, so {} gets no init function{}",
+                                r.reg.size(), kernel_name(m), r.name,
+                                pool ? " and no pool is created" : ""));
         }
         // 6.12.117: only the first reg tuple becomes the rmem region (pools use only it).
         if (active(r) && r.reg.size() > 1 && r.kind != Kind::static_) {
@@ -898,6 +922,7 @@ Result run(const dt::Tree& tree, const kernel::Model& model, const Options& opti
     read_options.bootargs = options.bootargs;
     read_options.cma_enabled = model.cma;
     read_options.dma_cma_enabled = model.dma_cma;
+    read_options.addr_size_helpers = at_least(model, 6, 19);
     return run(reserved::read(tree, read_options), model, options);
 }
 

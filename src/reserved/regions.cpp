@@ -354,6 +354,14 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
         };
 
         const auto* reg = child.find_property("reg");
+        if (reg != nullptr && options.addr_size_helpers &&
+            (!cells_sane || reg->value.empty() || reg->value.size() % tuple_bytes != 0)) {
+            LengthProblem problem{"reg", reg->value.size(), tuple_bytes, true,
+                                  property_location(*reg, child)};
+            problem.ignored = true;
+            region.length_problems.push_back(problem);
+            reg = nullptr; // as if absent: a `size` makes it dynamic
+        }
         if (reg != nullptr) {
             // __reserved_mem_reserve_reg() / fdt_scan_reserved_mem_reg_nodes().
             std::size_t len = reg->value.size();
@@ -376,6 +384,10 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                 region.base_ref = region.reg_refs[0];
                 region.size_ref = region.reg_refs[1];
                 if (*region.size == 0) region.accepted_by_parser = false; // "if (size)" skips it
+                if (options.addr_size_helpers && region.reg.size() > 1) {
+                    region.multi_tuple_dropped = true;
+                    region.accepted_by_parser = false;
+                }
             }
         } else if (const auto* size = child.find_property("size")) {
             // __reserved_mem_alloc_size(): size has #size-cells, alignment #address-cells.
@@ -406,9 +418,11 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
             if (const auto* ranges = child.find_property("alloc-ranges")) {
                 std::size_t len = ranges->value.size();
                 if (!cells_sane || len % tuple_bytes != 0) {
-                    region.accepted_by_parser = false;
-                    region.length_problems.push_back({"alloc-ranges", len, tuple_bytes, true,
-                                                      property_location(*ranges, child)});
+                    LengthProblem problem{"alloc-ranges", len, tuple_bytes, true,
+                                          property_location(*ranges, child)};
+                    problem.ignored = options.addr_size_helpers; // then: allocate anywhere
+                    if (!problem.ignored) region.accepted_by_parser = false;
+                    region.length_problems.push_back(problem);
                 } else {
                     for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
                         auto base = read_value(*ranges, off, ac);

@@ -446,3 +446,38 @@ TEST_CASE("cma-alloc-ranges: the range must hold the size at the raised alignmen
         cells("alloc-ranges", {0, 0x41000000, 0, 0x4000000, 0, 0x48000000, 0, 0x8000000});
     CHECK(findings(check_tree(board({two}), arm64_612(16384)), "cma-alloc-ranges").empty());
 }
+
+TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently absent") {
+    auto m7 = arm64_612();
+    m7.version = *KernelVersion::parse("7.0");
+    // A bad reg next to a size: the node becomes dynamic and is still a pool.
+    auto both = cma_pool("p", 32u << 20);
+    both.properties.push_back(cells("reg", {0, 0x42000000, 0}));
+    auto r = check_tree(board({both}), m7);
+    auto f = findings(r, "property-length");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::warning);
+    CHECK(contains(f[0].message, "placed dynamically"));
+    CHECK(r.reservations.regions.at(0).kind == reserved::Kind::cma);
+    CHECK(r.reservations.regions.at(0).dynamic);
+    // The same node on 6.12 is skipped with the kernel's message.
+    auto old = findings(check_tree(board({both}), arm64_612()), "property-length");
+    REQUIRE(old.size() == 1);
+    CHECK(old[0].severity == Severity::error);
+    CHECK(contains(old[0].message, "invalid reg property in 'p', skipping node."));
+    // A multi-tuple CMA pool is never recorded.
+    auto multi =
+        node("m@1", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                     cells("reg", {0, 0x42000000, 0, 0x2000000, 0, 0x46000000, 0, 0x2000000})});
+    auto g = findings(check_tree(board({multi}), m7), "property-length");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].severity == Severity::error);
+    CHECK(contains(g[0].message, "no pool is created"));
+    // A bad alloc-ranges no longer rejects the node.
+    auto ranged = cma_pool("r", 32u << 20);
+    ranged.properties.push_back(cells("alloc-ranges", {0, 0x40000000, 0}));
+    auto h = check_tree(board({ranged}), m7);
+    REQUIRE(findings(h, "property-length").size() == 1);
+    CHECK(findings(h, "property-length")[0].severity == Severity::warning);
+    CHECK(h.reservations.regions.at(0).kind == reserved::Kind::cma);
+}

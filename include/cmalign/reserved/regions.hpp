@@ -52,6 +52,7 @@ struct LengthProblem {
     std::size_t expected = 0;    // bytes expected (exact length, or the tuple size for lists)
     bool tuple_multiple = false; // expected is a tuple size: the length must be a multiple of it
     Location where;
+    bool ignored = false; // read as absent, silently (addr_size_helpers semantics)
 };
 
 struct Region {
@@ -89,6 +90,7 @@ struct Region {
     // alignment/alloc-ranges length, nothing to reserve). Such a region is never a pool.
     bool accepted_by_parser = true;
     std::vector<LengthProblem> length_problems;
+    bool multi_tuple_dropped = false; // addr_size_helpers: reg has several tuples, no region kept
     std::vector<ValueRef> overflowed_values; // values with > 2 cells whose high bits are lost
 };
 
@@ -130,6 +132,10 @@ struct ReadOptions {
     bool cma_enabled = true;             // CONFIG_CMA
     bool dma_cma_enabled = true;         // CONFIG_DMA_CMA (rmem_cma_setup is built)
     bool sparc = false;                  // root cell defaults are 2/1 on SPARC, 1/1 elsewhere
+    // ≥ v6.19 [likely] (of_flat_dt_get_addr_size_prop(), "consolidate duplicate code"): a reg or
+    // alloc-ranges whose length is not a multiple of the tuple counts as absent, silently, and
+    // only nodes whose reg has exactly one tuple become regions.
+    bool addr_size_helpers = false;
 };
 
 struct Reservations {
