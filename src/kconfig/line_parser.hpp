@@ -1,28 +1,24 @@
 // Internal: the Boost.Spirit X3 grammar of one .config / defconfig / fragment line.
 //
 // What scripts/kconfig/confdata.c (conf_read_simple, 6.1 and 6.12) does with a line, and what we
-// do:
-//   ""                          blank                 → skipped (we also skip whitespace-only
-//   lines,
-//                                                       which kconfig warns about as "unexpected
-//                                                       data")
-//   "# CONFIG_X is not set"     exact form            → X = n
-//   "#..." anything else        comment               → skipped; near misses ("#CONFIG_X is not
-//   set",
-//                                                       trailing text) get a warning, since kconfig
-//                                                       6.12 ignores them (6.1 took a trailing
-//                                                       suffix)
-//   "CONFIG_X=<value>"          assignment            → X = value
-//   other lines                 kconfig warns "unexpected data" and drops the line → we report an
-//                                                       error: a value the user wrote would be lost
+// do with it:
+// - empty line: skipped. We also skip blank-only lines (kconfig 6.12 warns "unexpected data").
+// - "# CONFIG_X is not set", exactly: X = n.
+// - "#" anything else: a comment, skipped. Look-alikes kconfig skips silently get a warning
+//   (config-ignored-line): "#CONFIG_X is not set", "#  CONFIG_X  is not set", and text after
+//   "is not set" (6.12 compares with strcmp and skips it; 6.1 used strncmp and read 'n'; we follow
+//   6.12 and say so).
+// - "CONFIG_X=<value>": X = value.
+// - anything else ("FOO=y", "CONFIG_FOO", "  CONFIG_X=y"): kconfig warns "unexpected data" and
+//   drops the line; we report an error, since a value the user wrote would be lost.
 // kconfig takes the name as everything up to '=', so "CONFIG_X = y" names the unknown symbol "X "
-// and is dropped; we report it as an error at the space. Values: kconfig reads only the first
-// character of a bool/tristate value, requires a whole number for int/hex and a quoted string
-// (escapes \" and \\) for string symbols; since we do not know the types here, a value is one
-// quoted string or one bare word, optionally followed by blanks, and anything else is an error.
-// Values kconfig would drop are kept (they say what the user meant) with a warning:
-// an unquoted word that is not y/m/n or a number (config-unquoted-value), a number followed by
-// blanks (config-trailing-blank).
+// and is dropped: an error at the blank. Values: kconfig reads only the first character of a
+// bool/tristate value, requires a whole number for int/hex and a quoted string (escapes \" and
+// \\) for a string symbol. Since types are unknown here, a value is one quoted string or one bare
+// word, optionally followed by blanks; anything else after it is an error. Values kconfig would
+// drop are kept (they say what the user meant) with a warning: an unquoted word that is not y/m/n
+// or a number (config-unquoted-value), a number followed by blanks (config-trailing-blank).
+// A NUL byte anywhere in a line is an error (kconfig would silently cut the line there).
 #pragma once
 
 #include <string>
