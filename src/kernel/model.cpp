@@ -556,6 +556,12 @@ void Deriver::resolve_huge_pages() {
     }
     m_.thp = thp_wanted && thp_possible && !rt;
 
+    if (m_.hugetlb)
+        if (auto r = order_of(geometry_->hugetlb, m_.page_shift, mmu_choices()); r && !r->runtime)
+            m_.hugetlb_page_order = r->lo;
+    if (m_.thp)
+        if (auto r = order_of(geometry_->pmd, m_.page_shift, mmu_choices()); r && !r->runtime)
+            m_.hpage_pmd_order = r->lo;
     facts_["HUGETLBFS"] = m_.hugetlb;
     facts_["HUGETLB_PAGE"] = m_.hugetlb;
     facts_["TRANSPARENT_HUGEPAGE"] = m_.thp;
@@ -704,6 +710,7 @@ void Deriver::resolve_max_order() {
         rules::info(m_.arch).always_sparsemem || cfg_.get_bool("SPARSEMEM").value_or(false);
     for (const auto& s : rules::section_sizes()) {
         if (s.arch != m_.arch || !s.versions.contains(m_.version) || !holds(s.when)) continue;
+        m_.section_size_bits = s.bits;
         if (sparsemem && mpo + m_.page_shift > s.bits)
             warn(e ? e->where : Location{},
                  fmt::format("max order {} + PAGE_SHIFT {} exceeds SECTION_SIZE_BITS {} ({}): "

@@ -561,6 +561,11 @@ std::span<const SectionSizeRow> section_sizes() {
         {Arch::x86_64, all_versions(), When{}, 27, "arch/x86/include/asm/sparsemem.h"},
         {Arch::x86, all_versions(), When{0, {{"X86_PAE"}}}, 29, "arch/x86/include/asm/sparsemem.h"},
         {Arch::x86, all_versions(), When{}, 26, "arch/x86/include/asm/sparsemem.h"},
+        // Platforms that define their own (mach/memory.h) before asm/sparsemem.h's fallback.
+        {Arch::arm, all_versions(), When{0, {{"ARCH_SA1100"}}}, 27,
+         "arch/arm/mach-sa1100/include/mach/memory.h"},
+        {Arch::arm, all_versions(), When{0, {{"ARCH_RPC"}}}, 26,
+         "arch/arm/mach-rpc/include/mach/memory.h"},
         {Arch::arm, all_versions(), When{}, 28, "arch/arm/include/asm/sparsemem.h"},
         {Arch::riscv, all_versions(), When{}, 27, "arch/riscv/include/asm/sparsemem.h"},
         {Arch::powerpc, all_versions(), When{}, 24, "arch/powerpc/include/asm/sparsemem.h"},

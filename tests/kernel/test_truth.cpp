@@ -96,6 +96,14 @@ void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result)
                    model->cma_min_alignment_bytes &&
                        *model->cma_min_alignment_bytes == a.get<std::uint64_t>());
     }
+    // The intermediate orders, where the kernel defines them as constants.
+    auto optional_truth = [&](const char* key, const std::optional<int>& ours) {
+        if (!truth.contains(key) || !truth.at(key).is_number()) return;
+        expect(key, ours && *ours == truth.at(key).get<int>());
+    };
+    optional_truth("HUGETLB_PAGE_ORDER", model->hugetlb_page_order);
+    optional_truth("HPAGE_PMD_ORDER", model->hpage_pmd_order);
+    optional_truth("SECTION_SIZE_BITS", model->section_size_bits);
     // A kernel-generated .config is consistent by construction: no warning may come out of it
     // (in particular not for the ARCH_FORCE_MAX_ORDER default that arm64 .configs always carry).
     if (fs::exists(config_path)) {

@@ -63,6 +63,11 @@ struct Model {
     int cma_areas = 0;                          // MAX_CMA_AREAS as the version defines it
     std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
     bool phys_addr_64bit = true;
+    // HUGETLB_PAGE_ORDER / HPAGE_PMD_ORDER when the feature is on and the order is fixed at
+    // build time; SECTION_SIZE_BITS of the arch (sparsemem.h).
+    std::optional<int> hugetlb_page_order;
+    std::optional<int> hpage_pmd_order;
+    std::optional<int> section_size_bits;
 
     std::vector<Step> derivation;
     std::vector<std::string> assumptions;
