@@ -311,6 +311,7 @@ template <typename MakeEdits>
 Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::uint64_t alignment,
                  MakeEdits make_edits) {
     Plan plan;
+    bool blocking = false; // a size that cannot be fixed: the board gets no edit at all
     std::vector<Interval> memory;
     for (const auto& m : rs.memory)
         if (m.range.size) memory.push_back(interval(m.range.base, m.range.size));
@@ -330,6 +331,7 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                     fmt::format("CMA pool size {} rounded up to a multiple of {} exceeds 64 bits",
                                 amount(size), amount(alignment))));
                 plan.unfixable = true;
+                blocking = true;
             } else if (ref.overflowed || ref.length == 0 || !prop ||
                        ref.offset + ref.length > prop->value.size()) {
                 plan.diagnostics.push_back(make_diag(
@@ -338,6 +340,7 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                                 "one plain value fix can rewrite",
                                 amount(size), amount(*new_size), ref.property)));
                 plan.unfixable = true;
+                blocking = true;
             } else {
                 std::vector<std::uint8_t> old_bytes(
                     prop->value.begin() + static_cast<std::ptrdiff_t>(ref.offset),
@@ -353,11 +356,13 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                                     ref.length / 4 == 1 ? "" : "s", ref.property),
                         {{ref.property, size, *new_size}}));
                     plan.unfixable = true;
+                    blocking = true;
                 } else {
                     auto made = make_edits(r, ref, *prop, *new_size, *new_bytes);
                     if (made.problem) {
                         plan.diagnostics.push_back(std::move(*made.problem));
                         plan.unfixable = true;
+                        blocking = true;
                     }
                     for (auto& e : made.edits) {
                         if (!tree.from_dtb && e.file != tree.input)
@@ -402,10 +407,11 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                             options));
             d.check = "cma-base-alignment";
             plan.diagnostics.push_back(std::move(d));
+            // The size edit stays valid on its own: the base is a separate, reported decision.
             plan.unfixable = true;
         }
     }
-    if (plan.unfixable) plan.edits.clear();
+    if (blocking) plan.edits.clear();
     return plan;
 }
 
@@ -492,9 +498,36 @@ Plan plan_dtb_fixes(const dt::Tree& tree, const reserved::Reservations& reservat
         });
 }
 
+namespace {
+
+// One spelling per real file: the same .dtsi reached as arch/arm64/boot/dts/x.dtsi and through
+// scripts/dtc/include-prefixes/arm64/x.dtsi must merge (and never be written twice). Relative to
+// the working directory when under it, else absolute.
+std::string file_key(const std::string& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto real = fs::weakly_canonical(fs::path(file), ec);
+    if (ec) return file;
+    auto cwd = fs::current_path(ec);
+    if (!ec) {
+        auto rel = real.lexically_relative(cwd);
+        if (!rel.empty() && *rel.begin() != "..") return rel.string();
+    }
+    return real.string();
+}
+
+} // namespace
+
 Merged merge_edits(std::span<const Edit> edits) {
     Merged out;
     std::vector<Edit> sorted(edits.begin(), edits.end());
+    std::map<std::string, std::string> keys;
+    for (auto& e : sorted) {
+        auto it = keys.find(e.file);
+        if (it == keys.end()) it = keys.emplace(e.file, file_key(e.file)).first;
+        e.file = it->second;
+        e.where.file = it->second;
+    }
     std::stable_sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) {
         return std::tie(a.file, a.begin, a.end) < std::tie(b.file, b.begin, b.end);
     });

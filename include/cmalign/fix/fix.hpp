@@ -51,8 +51,9 @@ struct Plan {
     // Errors: what could not be fixed (a size written with a macro, a new value that does not fit
     // the cells, a misaligned base). Notes: edits in included files that other boards share.
     std::vector<Diagnostic> diagnostics;
-    // True when some problem could not be fixed; then `edits` is empty (a board is fixed
-    // completely or not at all, so a half-fixed board is never written).
+    // True when some problem could not be fixed. When a SIZE cannot be fixed (macro, overflow),
+    // `edits` is empty: a board's sizes are fixed completely or not at all. A misaligned base is
+    // reported (never moved) and does not hold back the size edits.
     bool unfixable = false;
 };
 
