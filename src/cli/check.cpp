@@ -90,7 +90,16 @@ void register_check(CLI::App& app, int& exit_code) {
             for (const auto& d : outcome.config_diagnostics) std::cerr << format_gcc(d) << '\n';
             report::TextOptions options;
             options.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-            std::cout << report::text(all, options);
+            // Findings go to stdout; inputs that could not be read are errors of the run (stderr).
+            if (!outcome.input_errors.empty()) {
+                report::TextOptions err_options = options;
+                err_options.color = isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
+                std::cerr << report::text(outcome.input_errors, err_options);
+            }
+            std::vector<Diagnostic> findings;
+            for (const auto& r : outcome.results)
+                findings.insert(findings.end(), r.diagnostics.begin(), r.diagnostics.end());
+            std::cout << report::text(findings, options);
             std::size_t failing = 0;
             for (const auto& r : outcome.results)
                 if (r.failed(request->checks.werror)) ++failing;
