@@ -912,6 +912,16 @@ void Deriver::resolve_pageblock_order() {
                         cma->max_with_max_order ? std::max(m_.max_page_order, *m_.pageblock_order)
                                                 : *m_.pageblock_order,
                         human_bytes(*m_.cma_min_alignment_bytes));
+    else if (m_.pageblock_order_range) {
+        auto [lo, hi] = *m_.pageblock_order_range;
+        if (cma->max_with_max_order) {
+            lo = std::max(lo, m_.max_page_order);
+            hi = std::max(hi, m_.max_page_order);
+        }
+        cma_rule += fmt::format(" → {}..{} once pageblock_order is set at boot (PAGE_SIZE until "
+                                "then, for code that runs before sparse_init())",
+                                human_bytes(m_.page_size << lo), human_bytes(m_.page_size << hi));
+    }
     step("cma_min_alignment_bytes",
          m_.cma_min_alignment_bytes
              ? std::optional<long long>(static_cast<long long>(*m_.cma_min_alignment_bytes))
