@@ -694,10 +694,11 @@ void Deriver::resolve_max_order() {
                            kc->versions.str(), *kc->note ? fmt::format("; {}", kc->note) : ""));
     }
     int mpo = definition_->exclusive ? raw - 1 : raw;
-    if (mpo < 0 || mpo + m_.page_shift > 40) {
+    if (mpo < 0) {
         warn(e ? e->where : Location{},
-             fmt::format("CONFIG_{}={} gives an unusable max order: using the default {}", spelling,
-                         raw, def));
+             fmt::format("CONFIG_{}={} gives a negative max order: using the default {}", spelling,
+                         raw, def),
+             "kernel-config-range");
         raw = def;
         mpo = definition_->exclusive ? raw - 1 : raw;
     }
@@ -903,7 +904,21 @@ void Deriver::resolve_pageblock_order() {
     if (m_.pageblock_order) {
         int order = cma->max_with_max_order ? std::max(m_.max_page_order, *m_.pageblock_order)
                                             : *m_.pageblock_order;
-        m_.cma_min_alignment_bytes = m_.page_size << order;
+        // The kernel computes PAGE_SIZE * (1UL << order) in unsigned long: an absurd order
+        // (an arch without a range lets ARCH_FORCE_MAX_ORDER=99 through) wraps, as the compiler
+        // folds it (to 0 for shifts past the width).
+        const int width = is_64bit_ ? 64 : 32;
+        const std::uint64_t mask =
+            width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+        const std::uint64_t pages = order >= width ? 0 : (std::uint64_t{1} << order) & mask;
+        m_.cma_min_alignment_bytes = (m_.page_size * pages) & mask;
+        if (order + m_.page_shift >= width)
+            warn(max_order_entry_ ? max_order_entry_->where : Location{},
+                 fmt::format("PAGE_SIZE << {} does not fit the {}-bit unsigned long: the kernel's "
+                             "CMA_MIN_ALIGNMENT_BYTES wraps to {}, and no CMA area can be set up "
+                             "sensibly",
+                             order, width, *m_.cma_min_alignment_bytes),
+                 "kernel-config-range");
     }
     std::string cma_rule = cma->rule;
     if (m_.cma_min_alignment_bytes)
