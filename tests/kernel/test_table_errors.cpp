@@ -377,3 +377,23 @@ TEST_CASE("--arch and --kernel-version that disagree with the header are warned 
     REQUIRE(kernel::derive(cfg, same, quiet));
     CHECK(quiet.items().empty());
 }
+
+TEST_CASE("an absurd max order is honoured as kconfig does, and the overflow is reported") {
+    // arm has no range for ARCH_FORCE_MAX_ORDER: 99 goes through kconfig. 32-bit unsigned long:
+    // 1UL << 99 is folded to 0, so CMA_MIN_ALIGNMENT_BYTES = 4096 * 0 = 0.
+    Diagnostics d;
+    auto m = calc("arm", "6.12", {{"ARCH_FORCE_MAX_ORDER", "99"}}, &d);
+    REQUIRE(m);
+    CHECK(m->max_page_order == 99);
+    CHECK(m->pageblock_order == 99);
+    CHECK(m->cma_min_alignment_bytes == 0u);
+    CHECK(d.count(Severity::warning) == 1);
+    // 20 on arm: 4096 << 20 = 4 GiB does not fit 32 bits either → wraps to 0.
+    auto m20 = calc("arm", "6.12", {{"ARCH_FORCE_MAX_ORDER", "20"}});
+    REQUIRE(m20);
+    CHECK(m20->cma_min_alignment_bytes == 0u);
+    // 19: 2 GiB fits.
+    auto m19 = calc("arm", "6.12", {{"ARCH_FORCE_MAX_ORDER", "19"}});
+    REQUIRE(m19);
+    CHECK(m19->cma_min_alignment_bytes == 2048 * MiB);
+}
