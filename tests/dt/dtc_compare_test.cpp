@@ -7,7 +7,9 @@
 //
 // By default a sample of ~30 boards runs (SKIPs without the kernel tree, cpp or dtc).
 // scripts/compare-dtc.sh runs every board: CMALIGN_DTC_COMPARE=all (or a comma list of arches),
-// CMALIGN_DTC_JOBS=N, CMALIGN_DTC_SOURCE=cpp|builtin|both (default both).
+// CMALIGN_DTC_JOBS=N, CMALIGN_DTC_SOURCE=cpp|builtin|both (default both), CMALIGN_DTC=<dtc
+// program> (default: dtc on PATH; the kernel's own scripts/dtc accepts label-relative paths
+// &{label/path} that dtc 1.6 rejects).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -176,15 +178,20 @@ struct Mode {
 
 // Phase 1: cpp + dtc as scripts/Makefile.dtbs does (without -b 0, so dtc guesses the boot
 // cpu as we do). Leaves <work>/<i>.i and <i>.dtb.
+std::string dtc_program() {
+    const char* d = std::getenv("CMALIGN_DTC");
+    return d && *d ? d : "dtc";
+}
+
 bool run_dtc(const fs::path& dts, const fs::path& work, std::size_t i) {
     const std::string prefixes = kernel_root + "/scripts/dtc/include-prefixes";
     const fs::path pre = work / fmt::format("{}.i", i);
     const fs::path dtb = work / fmt::format("{}.dtb", i);
     const std::string cmd = fmt::format(
         "cpp -nostdinc -I '{}' -undef -D__DTS__ -x assembler-with-cpp -o '{}' '{}' 2>/dev/null && "
-        "dtc -q -O dtb -o '{}' -i '{}' -i '{}' '{}' 2>/dev/null",
-        prefixes, pre.string(), dts.string(), dtb.string(), dts.parent_path().string(), prefixes,
-        pre.string());
+        "'{}' -q -O dtb -o '{}' -i '{}' -i '{}' '{}' 2>/dev/null",
+        prefixes, pre.string(), dts.string(), dtc_program(), dtb.string(),
+        dts.parent_path().string(), prefixes, pre.string());
     return std::system(cmd.c_str()) == 0 && fs::exists(dtb);
 }
 
@@ -302,7 +309,7 @@ bool environment_ready() {
         MESSAGE("SKIP: no kernel tree at " << kernel_root);
         return false;
     }
-    if (!have_tool("cpp") || !have_tool("dtc")) {
+    if (!have_tool("cpp") || !have_tool(dtc_program().c_str())) {
         MESSAGE("SKIP: cpp or dtc not installed");
         return false;
     }
