@@ -868,9 +868,10 @@ private:
         if (options_.chunk_paths.empty()) return true;
         for (const auto& prefix : options_.chunk_paths) {
             const std::string& p = bn.fullpath;
+            // "/memory" covers "/memory@40000000" and everything below either
             if (p == prefix || prefix == "/" ||
                 (p.size() > prefix.size() && p.compare(0, prefix.size(), prefix) == 0 &&
-                 p[prefix.size()] == '/'))
+                 (p[prefix.size()] == '/' || p[prefix.size()] == '@')))
                 return true;
         }
         return false;

@@ -526,17 +526,20 @@ TEST_CASE("dts: a label given in a body that is merged names the existing node")
 
 TEST_CASE("dts: chunks only where asked") {
     auto text = std::make_unique<Preprocessed>(identity(make_source(
-        "t.dts", "/dts-v1/;\n/ { a = <1>; reserved-memory { r { reg = <2>; }; }; };\n")));
+        "t.dts", "/dts-v1/;\n/ { a = <1>; reserved-memory { r { reg = <2>; }; }; memory@0 { reg = "
+                 "<3>; }; memoryx { reg = <4>; }; };\n")));
     FileCache cache;
     Diagnostics diags;
     auto file = parse(*text, {}, cache, diags);
     REQUIRE(file);
     ResolveOptions options;
-    options.chunk_paths = {"/reserved-memory"};
+    options.chunk_paths = {"/reserved-memory", "/memory"};
     auto tree = resolve(*file, diags, options);
     REQUIRE(tree);
     CHECK(tree->root.find_property("a")->chunks.empty());
     CHECK(tree->find("/reserved-memory/r")->find_property("reg")->chunks.size() == 1);
+    CHECK(tree->find("/memory@0")->find_property("reg")->chunks.size() == 1);
+    CHECK(tree->find("/memoryx")->find_property("reg")->chunks.empty());
     options.value_chunks = false;
     auto bare = resolve(*file, diags, options);
     REQUIRE(bare);
