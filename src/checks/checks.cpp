@@ -910,6 +910,8 @@ Result run(reserved::Reservations reservations, const kernel::Model& model,
         for (auto& d : findings.items()) {
             d.check = check.name;
             d.input = result.reservations.input;
+            if (!d.where.known()) d.where = Location{d.input, 0, 0}; // always located
+
             if (level.promote_to_error) d.severity = max_severity(d.severity, Severity::error);
             result.diagnostics.push_back(std::move(d));
         }

@@ -349,6 +349,13 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
         else
             region.declared_kind = Kind::static_;
 
+        // read_value() with the node as the fallback location (hand-built trees may lack one).
+        auto value_at = [&child](const dt::Property& prop, std::size_t offset,
+                                 std::uint32_t cells) {
+            auto ref = read_value(prop, offset, cells);
+            if (!ref.where.known()) ref.where = child.where;
+            return ref;
+        };
         auto note_overflow = [&region](const ValueRef& ref) {
             if (ref.overflowed) region.overflowed_values.push_back(ref);
         };
@@ -371,8 +378,8 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                     {"reg", len, tuple_bytes, true, property_location(*reg, child)});
             } else {
                 for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
-                    auto base = read_value(*reg, off, ac);
-                    auto size = read_value(*reg, off + std::size_t{ac} * 4, sc);
+                    auto base = value_at(*reg, off, ac);
+                    auto size = value_at(*reg, off + std::size_t{ac} * 4, sc);
                     note_overflow(base);
                     note_overflow(size);
                     region.reg.push_back({base.value, size.value});
@@ -397,7 +404,7 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                 region.length_problems.push_back({"size", size->value.size(), std::size_t{sc} * 4,
                                                   false, property_location(*size, child)});
             } else {
-                auto ref = read_value(*size, 0, sc);
+                auto ref = value_at(*size, 0, sc);
                 note_overflow(ref);
                 region.size = ref.value;
                 region.size_ref = ref;
@@ -409,7 +416,7 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                                                       std::size_t{ac} * 4, false,
                                                       property_location(*align, child)});
                 } else {
-                    auto ref = read_value(*align, 0, ac);
+                    auto ref = value_at(*align, 0, ac);
                     note_overflow(ref);
                     region.alignment = ref.value;
                     region.alignment_ref = ref;
@@ -425,8 +432,8 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                     region.length_problems.push_back(problem);
                 } else {
                     for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
-                        auto base = read_value(*ranges, off, ac);
-                        auto rsize = read_value(*ranges, off + std::size_t{ac} * 4, sc);
+                        auto base = value_at(*ranges, off, ac);
+                        auto rsize = value_at(*ranges, off + std::size_t{ac} * 4, sc);
                         note_overflow(base);
                         note_overflow(rsize);
                         region.alloc_ranges.push_back({base.value, rsize.value});
