@@ -92,25 +92,27 @@ std::span<const MaxOrderKconfigRow> max_order_kconfig() {
          "arch/arm64/Kconfig",
          ""},
         {Arch::arm64,
-         between(6, 1, 6, 1),
+         between(6, 1, 6, 2),
          "ARCH_FORCE_MAX_ORDER",
          false,
          {{p64, 14}, {p16, 12}, {any, 11}},
          {},
          {{p4, 16}, {p16, 14}, {p64, 14}},
          "arch/arm64/Kconfig",
-         "no prompt in 6.1.y (L6.1)"},
-        // Between 6.1 and Catalin Marinas' "arm64: Remove the ARCH_FORCE_MAX_ORDER config input
-        // prompt" (6.4-rc) the symbol had a prompt for 4K and 16K pages.
+         "no prompt in 6.1.y (L6.1); v6.2 [likely]"},
+        // "arm64: make ARCH_FORCE_MAX_ORDER selectable" (Kefeng Wang, posted Jan 2023) gave it a
+        // prompt for 4K and 16K pages with ranges up to the SECTION_SIZE_BITS limit; Catalin
+        // Marinas' "arm64: Remove the ARCH_FORCE_MAX_ORDER config input prompt" (6.4-rc) took it
+        // away again.
         {Arch::arm64,
-         between(6, 2, 6, 3),
+         between(6, 3, 6, 3),
          "ARCH_FORCE_MAX_ORDER",
          true,
          {{p64, 14}, {p16, 12}, {any, 11}},
          {{p4, 11, 16}, {p16, 12, 14}},
          {{p64, 14}},
          "arch/arm64/Kconfig",
-         "prompt and ranges of v6.2–v6.3 [unverified]"},
+         "prompt from \"arm64: make ARCH_FORCE_MAX_ORDER selectable\" [likely v6.3]"},
         {Arch::arm64,
          since(6, 4),
          "ARCH_FORCE_MAX_ORDER",

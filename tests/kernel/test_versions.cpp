@@ -368,3 +368,21 @@ TEST_CASE("powerpc: a config without one of the MMUs leaves one boot-time value"
     REQUIRE(hash->pageblock_order_range);
     CHECK(*hash->pageblock_order_range == std::pair{8, 8});
 }
+
+TEST_CASE("arm64 v6.3 only: ARCH_FORCE_MAX_ORDER has a prompt and ranges") {
+    // "arm64: make ARCH_FORCE_MAX_ORDER selectable" (Jan 2023, v6.3): 4K "range 11 16"
+    // (exclusive); removed again in v6.4. 4K, 13 → MPO 12 silently on 6.3; on 6.2 (no prompt)
+    // it is honoured with a warning; 17 is out of range on 6.3 → default 11 → MPO 10.
+    Diagnostics d63, d62, d_out;
+    auto a = calc("arm64", "6.3", {{"ARM64_4K_PAGES", "y"}, {"ARCH_FORCE_MAX_ORDER", "13"}}, &d63);
+    auto b = calc("arm64", "6.2", {{"ARM64_4K_PAGES", "y"}, {"ARCH_FORCE_MAX_ORDER", "13"}}, &d62);
+    auto c =
+        calc("arm64", "6.3", {{"ARM64_4K_PAGES", "y"}, {"ARCH_FORCE_MAX_ORDER", "17"}}, &d_out);
+    REQUIRE((a && b && c));
+    CHECK(a->max_page_order == 12);
+    CHECK(d63.items().empty());
+    CHECK(b->max_page_order == 12);
+    CHECK(d62.count(Severity::warning) == 1);
+    CHECK(c->max_page_order == 10);
+    CHECK(d_out.count(Severity::warning) == 1);
+}
