@@ -535,6 +535,24 @@ void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// cma-default: rmem_cma_setup() sets dma_contiguous_default_area for every linux,cma-default
+// pool it accepts, so with several the last one set up wins and the others are plain pools.
+
+void check_cma_default(const Context& ctx, Findings& out) {
+    std::vector<const Region*> defaults;
+    for (const auto& r : ctx.reservations.regions)
+        if (r.kind == Kind::cma && r.cma_default) defaults.push_back(&r);
+    if (defaults.size() < 2) return;
+    for (std::size_t i = 1; i < defaults.size(); ++i)
+        out.add(Severity::warning, defaults[i]->where, defaults[i]->path,
+                fmt::format("{} linux,cma-default pools ({} and {}): {} makes each one it sets up "
+                            "the default CMA area in turn, so only the last one is used for "
+                            "dma_alloc_coherent() and the others are plain pools",
+                            defaults.size(), defaults[0]->name, defaults[i]->name,
+                            kernel_name(ctx.model)));
+}
+
+// ---------------------------------------------------------------------------------------------
 // cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
 // (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
 
@@ -774,7 +792,7 @@ void check_alignment_power_of_2(const Context& ctx, Findings& out) {
     }
 }
 
-constexpr std::array<CheckInfo, 17> checks_table{{
+constexpr std::array<CheckInfo, 18> checks_table{{
     {"reserved-memory-format", Severity::error, true,
      "/reserved-memory must have #address-cells/#size-cells equal to the root's and `ranges`, "
      "else the kernel ignores every reservation",
@@ -811,6 +829,9 @@ constexpr std::array<CheckInfo, 17> checks_table{{
     {"cma-alloc-ranges", Severity::error, true,
      "a dynamic CMA pool needs an alloc-ranges entry that holds its size at the CMA alignment",
      check_cma_alloc_ranges},
+    {"cma-default", Severity::warning, true,
+     "several linux,cma-default pools: only the last one set up becomes the default CMA area",
+     check_cma_default},
     {"cma-areas", Severity::error, true,
      "more CMA pools than MAX_CMA_AREAS slots: the extra pools are lost", check_cma_areas},
     {"reserved-regions-limit", Severity::error, true,

@@ -481,3 +481,17 @@ TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently
     CHECK(findings(h, "property-length")[0].severity == Severity::warning);
     CHECK(h.reservations.regions.at(0).kind == reserved::Kind::cma);
 }
+
+TEST_CASE("cma-default: more than one linux,cma-default pool") {
+    auto a = cma_pool("a", 32u << 20);
+    a.properties.push_back(flag("linux,cma-default"));
+    auto b = cma_static("b@44000000", 0x44000000, 32u << 20);
+    b.properties.push_back(flag("linux,cma-default"));
+    auto f = findings(check_tree(board({a, b}), arm64_612()), "cma-default");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].node == "/reserved-memory/b@44000000");
+    CHECK(findings(check_tree(board({a}), arm64_612()), "cma-default").empty());
+    auto disabled = b;
+    disabled.properties.push_back(str("status", {"disabled"}));
+    CHECK(findings(check_tree(board({a, disabled}), arm64_612()), "cma-default").empty());
+}
