@@ -53,9 +53,19 @@ struct FileCache::IncludeMemo {
     int nesting = 0; // include levels below the file
     // Every macro name the file looked up before changing it, with the fingerprint of the
     // definition it saw (0: undefined). The memo applies when all of them match again.
-    std::vector<std::pair<std::string, std::uint64_t>> deps;
+    struct Dep {
+        std::string name;
+        std::uint32_t hash; // MacroTable::hash(name)
+        std::uint64_t fingerprint;
+    };
+    std::vector<Dep> deps;
     // The definitions the file left behind for the names it defined or undefined (null: undefined).
-    std::vector<std::pair<std::string, std::shared_ptr<const detail::Macro>>> effects;
+    struct Effect {
+        std::string name;
+        std::uint32_t hash;
+        std::shared_ptr<const detail::Macro> macro;
+    };
+    std::vector<Effect> effects;
     std::string text;
     std::vector<Preprocessed::Segment> segments; // offsets relative to `text`
     std::vector<std::shared_ptr<const SourceFile>> files;
@@ -117,10 +127,17 @@ std::string quote_string(std::string_view s) {
 // board was dominated by node allocation in std::unordered_map.
 class MacroTable {
 public:
-    MacroTable() : slots_(1024) {}
+    explicit MacroTable(std::size_t slots = 4096) : slots_(slots) {} // a power of two
 
-    const Macro* find(std::string_view name) const {
-        const std::uint32_t h = hash(name);
+    static std::uint32_t hash(std::string_view s) {
+        std::uint64_t h = 1469598103934665603ull;
+        for (char c : s)
+            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        return static_cast<std::uint32_t>(h ^ (h >> 32));
+    }
+
+    const Macro* find(std::string_view name) const { return find(name, hash(name)); }
+    const Macro* find(std::string_view name, std::uint32_t h) const {
         for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
             const Slot& s = slots_[i];
             if (!s.name.data()) return nullptr;
@@ -128,9 +145,9 @@ public:
         }
     }
 
-    void set(std::string_view name, const Macro* macro) {
+    void set(std::string_view name, const Macro* macro) { set(name, hash(name), macro); }
+    void set(std::string_view name, std::uint32_t h, const Macro* macro) {
         if ((used_ + 1) * 4 >= slots_.size() * 3) grow();
-        const std::uint32_t h = hash(name);
         for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
             Slot& s = slots_[i];
             if (!s.name.data()) {
@@ -152,19 +169,13 @@ private:
         const Macro* macro = nullptr;
         std::uint32_t hash = 0;
     };
-    static std::uint32_t hash(std::string_view s) {
-        std::uint64_t h = 1469598103934665603ull;
-        for (char c : s)
-            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-        return static_cast<std::uint32_t>(h ^ (h >> 32));
-    }
     std::size_t mask() const { return slots_.size() - 1; }
     void grow() {
         std::vector<Slot> old(slots_.size() * 2);
         old.swap(slots_);
         used_ = 0;
         for (const Slot& s : old)
-            if (s.name.data() && s.macro) set(s.name, s.macro);
+            if (s.name.data() && s.macro) set(s.name, s.hash, s.macro);
     }
     std::vector<Slot> slots_;
     std::size_t used_ = 0;
@@ -337,6 +348,11 @@ private:
         if (!(bloom_[b / 64] & (std::uint64_t{1} << (b % 64)))) return nullptr;
         return macros_.find(name);
     }
+    const Macro* peek_macro(std::string_view name, std::uint32_t hash) const {
+        const std::size_t b = bloom_bit(name);
+        if (!(bloom_[b / 64] & (std::uint64_t{1} << (b % 64)))) return nullptr;
+        return macros_.find(name, hash);
+    }
 
     // The definition of `name`; inside an included file the look-up is recorded, since the
     // file's output depends on it (IncludeMemo::deps).
@@ -348,10 +364,13 @@ private:
 
     // `m` must outlive the run (kept in keep_ or in a used memo).
     void set_macro(std::string_view name, const Macro* m) {
+        set_macro(name, MacroTable::hash(name), m);
+    }
+    void set_macro(std::string_view name, std::uint32_t hash, const Macro* m) {
         if (frames_.size() > 1)
             events_.push_back({name, nullptr, m ? Event::define : Event::undefine});
         if (m) bloom_add(name);
-        macros_.set(name, m);
+        macros_.set(name, hash, m);
     }
 
     bool is_disabled(const Macro* m) const {
@@ -1198,19 +1217,19 @@ private:
                 !emitting_)
                 continue;
             bool match = true;
-            for (const auto& [name, print] : memo->deps) {
-                const Macro* m = peek_macro(name);
-                if ((m ? m->fingerprint : 0) != print) {
+            for (const auto& dep : memo->deps) {
+                const Macro* m = peek_macro(dep.name, dep.hash);
+                if ((m ? m->fingerprint : 0) != dep.fingerprint) {
                     match = false;
                     break;
                 }
             }
             if (!match) continue;
-            const bool recording = frames_.size() > 1;
-            for (const auto& [name, print] : memo->deps)
-                if (recording) events_.push_back({name, peek_macro(name), Event::lookup});
-            for (const auto& [name, macro] : memo->effects)
-                set_macro(name, macro.get());
+            if (frames_.size() > 1)
+                for (const auto& dep : memo->deps)
+                    events_.push_back({dep.name, peek_macro(dep.name, dep.hash), Event::lookup});
+            for (const auto& e : memo->effects)
+                set_macro(e.name, e.hash, e.macro.get());
             const std::size_t base = out_.text.size();
             out_.text.append(memo->text);
             for (Preprocessed::Segment seg : memo->segments) {
@@ -1252,22 +1271,30 @@ private:
         auto memo = std::make_shared<FileCache::IncludeMemo>();
         memo->key = key;
         memo->nesting = static_cast<int>(nesting);
-        std::unordered_set<std::string_view> touched;
-        std::unordered_set<std::string_view> seen;
+        // Per name: looked up first (a dependency) or changed first (an effect). A MacroTable
+        // with two marker values, as std::unordered_set showed in profiles.
+        static const Macro looked_up, changed;
+        MacroTable state(256);
+        std::vector<std::string_view> touched;
         for (std::size_t i = events0; i < events_.size(); ++i) {
             const Event& e = events_[i];
             if (e.kind == Event::impure) return;
+            const Macro* st = state.find(e.name);
             if (e.kind == Event::lookup) {
-                if (!touched.count(e.name) && seen.insert(e.name).second)
-                    memo->deps.emplace_back(std::string(e.name),
-                                            e.macro ? e.macro->fingerprint : 0);
-            } else {
-                touched.insert(e.name);
+                if (!st) {
+                    state.set(e.name, &looked_up);
+                    memo->deps.push_back({std::string(e.name), MacroTable::hash(e.name),
+                                          e.macro ? e.macro->fingerprint : 0});
+                }
+            } else if (st != &changed) {
+                state.set(e.name, &changed);
+                touched.push_back(e.name);
             }
         }
         for (std::string_view name : touched) {
             const Macro* m = macros_.find(name);
-            memo->effects.emplace_back(std::string(name), m ? m->shared_from_this() : nullptr);
+            memo->effects.push_back(
+                {std::string(name), MacroTable::hash(name), m ? m->shared_from_this() : nullptr});
         }
         memo->text = out_.text.substr(text0);
         memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
@@ -1279,6 +1306,7 @@ private:
         memo->files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
                            out_.files.end());
         cache_.add_include_memo(file.get(), std::move(memo));
+        if (level == 1) events_.clear(); // nothing encloses it: the events are not needed again
     }
 
     void remember(const std::shared_ptr<const SourceFile>& file) {

@@ -8,11 +8,27 @@ namespace cmalign::dt::pp {
 
 namespace {
 
+// Character classes by table: the lexer's inner loops.
+struct CharClasses {
+    bool ident_start[256] = {};
+    bool ident[256] = {};
+    bool punct[256] = {};
+    constexpr CharClasses() {
+        for (int c = 0; c < 256; ++c) {
+            ident_start[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+            ident[c] = ident_start[c] || (c >= '0' && c <= '9');
+        }
+        for (const char* p = "!%&()*+,-./:;<=>?[]^{|}~#"; *p; ++p)
+            punct[static_cast<unsigned char>(*p)] = true;
+    }
+};
+constexpr CharClasses kClasses;
+
 constexpr bool is_ident_start(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return kClasses.ident_start[c];
 }
 constexpr bool is_ident_char(unsigned char c) {
-    return is_ident_start(c) || (c >= '0' && c <= '9');
+    return kClasses.ident[c];
 }
 constexpr bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
@@ -51,7 +67,7 @@ std::size_t punct_length(std::string_view text, std::size_t pos) {
 }
 
 bool is_punct_char(unsigned char c) {
-    return std::strchr("!%&()*+,-./:;<=>?[]^{|}~#", c) && c;
+    return kClasses.punct[c];
 }
 
 } // namespace
