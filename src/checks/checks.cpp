@@ -940,13 +940,18 @@ Result run(reserved::Reservations reservations, const kernel::Model& model,
     return result;
 }
 
+reserved::ReadOptions read_options(const kernel::Model& model,
+                                   std::optional<std::string> bootargs) {
+    reserved::ReadOptions out;
+    out.bootargs = std::move(bootargs);
+    out.cma_enabled = model.cma;
+    out.dma_cma_enabled = model.dma_cma;
+    out.addr_size_helpers = at_least(model, 6, 19);
+    return out;
+}
+
 Result run(const dt::Tree& tree, const kernel::Model& model, const Options& options) {
-    reserved::ReadOptions read_options;
-    read_options.bootargs = options.bootargs;
-    read_options.cma_enabled = model.cma;
-    read_options.dma_cma_enabled = model.dma_cma;
-    read_options.addr_size_helpers = at_least(model, 6, 19);
-    return run(reserved::read(tree, read_options), model, options);
+    return run(reserved::read(tree, read_options(model, options.bootargs)), model, options);
 }
 
 } // namespace cmalign::checks

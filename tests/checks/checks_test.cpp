@@ -495,3 +495,15 @@ TEST_CASE("cma-default: more than one linux,cma-default pool") {
     disabled.properties.push_back(str("status", {"disabled"}));
     CHECK(findings(check_tree(board({a, disabled}), arm64_612()), "cma-default").empty());
 }
+
+TEST_CASE("read_options follows the model") {
+    auto m = arm64_612();
+    m.dma_cma = false;
+    auto o = checks::read_options(m, std::string("cma=64M"));
+    CHECK(o.cma_enabled);
+    CHECK_FALSE(o.dma_cma_enabled);
+    CHECK(o.bootargs == std::string("cma=64M"));
+    CHECK_FALSE(o.addr_size_helpers);
+    m.version = *KernelVersion::parse("7.0");
+    CHECK(checks::read_options(m).addr_size_helpers);
+}

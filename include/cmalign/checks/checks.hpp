@@ -83,6 +83,11 @@ struct Result {
     bool failed(bool werror) const;
 };
 
+// How reserved::read must read a tree for this kernel (CMA facts, version-dependent parsing).
+// Everything that reads reservations for a Model (check, fix, suggest) should use this.
+reserved::ReadOptions read_options(const kernel::Model& model,
+                                   std::optional<std::string> bootargs = std::nullopt);
+
 // Runs every enabled check on the reservations.
 Result run(reserved::Reservations reservations, const kernel::Model& model, const Options& options);
 // Reads the tree (reserved::read with the model's CMA facts) and runs the checks.
