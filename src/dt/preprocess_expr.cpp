@@ -10,7 +10,8 @@ namespace cmalign::dt::pp {
 
 namespace {
 
-constexpr int kMaxDepth = 512; // parentheses / unary nesting; deeper input is rejected, not a crash
+constexpr int kMaxDepth =
+    128; // parentheses / unary nesting; deeper input is rejected, not a stack overflow
 
 class Parser {
 public:
@@ -92,12 +93,13 @@ private:
         return -1;
     }
 
-    std::optional<PPValue> binary(int level, bool eval) {
-        if (level > 9) return unary(eval, 0);
-        auto lhs = binary(level + 1, eval);
+    // Precedence climbing: one frame per operator level actually used, so nesting stays shallow.
+    std::optional<PPValue> binary(int min_level, bool eval) {
+        auto lhs = unary(eval, 0);
         while (lhs) {
             const Token* op = peek();
-            if (!op || precedence(*op) != level) break;
+            const int level = op ? precedence(*op) : -1;
+            if (level < min_level) break;
             ++pos_;
             const bool short_circuit = (level == 0 && truth(*lhs)) || (level == 1 && !truth(*lhs));
             if (!peek())
