@@ -264,7 +264,7 @@ public:
             }
             skip();
             const char* name_start = p_;
-            std::string item_name = name("a property or node name");
+            std::string_view item_name = name("a property or node name");
             const char* name_end = p_;
             skip();
             if (p_ < end_ && *p_ == '{') {
@@ -288,7 +288,7 @@ public:
                 ++p_;
                 property_value(prop);
             } else if (p_ >= end_ || *p_ != ';') {
-                fail(p_, unexpected("'=', ';' or '{' after '" + prop.name + "'"));
+                fail(p_, unexpected(fmt::format("'=', ';' or '{{' after '{}'", prop.name)));
             }
             expect(';', "after the property");
             prop.span = span(start, p_);
@@ -392,7 +392,11 @@ private:
                                               s, '\n', static_cast<std::size_t>(end_ - s))));)
                 text.line_starts.push_back(offset(++s));
         }
-        text.markers.push_back({offset(next), std::move(decoded), static_cast<int>(parts.first)});
+        const std::size_t line_index = static_cast<std::size_t>(
+            std::upper_bound(text.line_starts.begin(), text.line_starts.end(), offset(next)) -
+            text.line_starts.begin() - 1);
+        text.markers.push_back(
+            {offset(next), std::move(decoded), static_cast<int>(parts.first), line_index});
         p_ = q; // the rest of the line is lexed normally (usually only blanks)
         return true;
     }
@@ -434,7 +438,7 @@ private:
             const char* q = p_;
             boost::iterator_range<const char*> range;
             if (match(q, end_, label_name, range) && q < end_ && *q == ':') {
-                labels.push_back({std::string(range.begin(), range.end()), span(p_, q + 1)});
+                labels.push_back({std::string_view(range.begin(), range.size()), span(p_, q + 1)});
                 p_ = q + 1;
             } else {
                 return labels;
@@ -442,14 +446,14 @@ private:
         }
     }
 
-    std::string name(const char* wanted) {
+    std::string_view name(const char* wanted) {
         skip();
         const char* q = p_;
         if (q < end_ && *q == '\\') ++q;
         boost::iterator_range<const char*> range;
         if (!match(q, end_, propnode_name, range)) fail(p_, unexpected(wanted));
         p_ = q;
-        return std::string(range.begin(), range.end());
+        return std::string_view(range.begin(), range.size());
     }
 
     // &label, &{/path}, &{label/path}
@@ -464,14 +468,14 @@ private:
             match(p_, end_, path_chars, range);
             if (p_ >= end_ || *p_ != '}') fail(start, "unterminated path reference '&{'");
             ++p_;
-            ref.target.assign(range.begin(), range.end());
+            ref.target = std::string_view(range.begin(), range.size());
             ref.braced = true;
             if (ref.target.empty()) fail(start, "empty path reference '&{}'");
         } else {
             boost::iterator_range<const char*> range;
             if (!match(p_, end_, label_name, range))
                 fail(start, "expected a label name or '{' after '&'");
-            ref.target.assign(range.begin(), range.end());
+            ref.target = std::string_view(range.begin(), range.size());
         }
         ref.span = span(start, p_);
         return ref;
@@ -928,7 +932,7 @@ Location syntax::File::locate(std::uint32_t text_id, std::size_t off) const {
                 t.line_starts.begin() - 1);
         };
         const std::size_t line_idx = line_of(off);
-        const std::size_t marker_idx = line_of(it->offset);
+        const std::size_t marker_idx = it->line_index;
         Location loc;
         loc.file = it->file;
         loc.line = it->line + static_cast<int>(line_idx - marker_idx);

@@ -35,17 +35,19 @@ struct TextSpan {
     std::size_t end = 0;
 };
 
+// Names, labels and reference targets are views into the parsed text (which must outlive the
+// syntax tree): parsing a board allocates no string for them.
 namespace syntax {
 
 struct Label {
-    std::string name;
+    std::string_view name;
     TextSpan span; // "name:" including the colon
 };
 
 // &label, &{/path} or &{label/path}
 struct Reference {
-    std::string target;  // "uart0", "/soc/serial@0", "uart0/child"
-    bool braced = false; // written as &{...}
+    std::string_view target; // "uart0", "/soc/serial@0", "uart0/child"
+    bool braced = false;     // written as &{...}
     TextSpan span;
 };
 
@@ -57,8 +59,8 @@ struct Cell {
     bool plain_literal = false;
     std::uint64_t value = 0; // integer: the evaluated value (before truncation to `bits`)
     TextSpan span;
-    std::string name; // label: its name
-    Reference ref;    // reference
+    std::string_view name; // label: its name
+    Reference ref;         // reference
 };
 
 // One comma-separated part of a property value, or a label between parts.
@@ -77,7 +79,7 @@ struct ValueItem {
 
 struct Property {
     std::vector<Label> labels;
-    std::string name;
+    std::string_view name;
     TextSpan name_span;
     TextSpan span;                // name to ';'
     bool deleted = false;         // /delete-property/ name;
@@ -86,7 +88,7 @@ struct Property {
 
 struct Node {
     std::vector<Label> labels;
-    std::string name; // "" for the root
+    std::string_view name; // "" for the root
     TextSpan name_span;
     TextSpan span;               // name (or /delete-node/) to '};'
     bool deleted = false;        // /delete-node/ name;
@@ -118,7 +120,8 @@ struct Text {
     struct LineMarker {
         std::size_t offset; // first byte after the marker line
         std::string file;
-        int line; // line number of that byte
+        int line;               // line number of that byte
+        std::size_t line_index; // index of that line in line_starts
     };
     std::vector<LineMarker> markers;      // cpp `# N "file"` lines, in order
     std::vector<std::size_t> line_starts; // of `source->text`, built only when markers exist
