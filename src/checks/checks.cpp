@@ -93,11 +93,20 @@ const char* parse_prefix(const kernel::Model& m) {
 }
 
 std::string alignment_words(const kernel::Model& m, std::uint64_t alignment) {
-    if (m.pageblock_order)
+    // Name the formula only when it is the one that produced the number: ≥ v5.19 uses
+    // PAGE_SIZE << pageblock_order, earlier kernels PAGE_SIZE << max(MAX_ORDER - 1,
+    // pageblock_order).
+    if (m.pageblock_order && *m.pageblock_order < 64 &&
+        m.page_size << *m.pageblock_order == alignment)
         return fmt::format("the CMA alignment {:#x} ({} = PAGE_SIZE {} << pageblock_order {}) "
                            "of {}",
                            alignment, format_size(alignment), format_size(m.page_size),
                            *m.pageblock_order, kernel_name(m));
+    if (m.max_page_order > 0 && m.max_page_order < 64 &&
+        m.page_size << m.max_page_order == alignment)
+        return fmt::format("the CMA alignment {:#x} ({} = PAGE_SIZE {} << max order {}) of {}",
+                           alignment, format_size(alignment), format_size(m.page_size),
+                           m.max_page_order, kernel_name(m));
     return fmt::format("the CMA alignment {} of {}", amount(alignment), kernel_name(m));
 }
 

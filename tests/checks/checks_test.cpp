@@ -507,3 +507,16 @@ TEST_CASE("read_options follows the model") {
     m.version = *KernelVersion::parse("7.0");
     CHECK(checks::read_options(m).addr_size_helpers);
 }
+
+TEST_CASE("the alignment is explained by the formula that produced it") {
+    auto t = board({cma_pool("p", 2u << 20)});
+    auto m = arm64_612(4096);
+    CHECK(findings(check_tree(t, m), "cma-size-alignment").empty());
+    // 5.15: CMA_MIN_ALIGNMENT = PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order) = 4 MiB.
+    m.version = *KernelVersion::parse("5.15");
+    m.cma_min_alignment_bytes = 4u << 20;
+    auto f = findings(check_tree(t, m), "cma-size-alignment");
+    REQUIRE(f.size() == 1);
+    CHECK(contains(f[0].message, "PAGE_SIZE 4 KiB << max order 10"));
+    CHECK_FALSE(contains(f[0].message, "pageblock_order 9"));
+}
