@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -77,6 +78,9 @@ std::optional<long long> parse_int(std::string_view text) {
     long long v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
     if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+    // Every value derive() reads is an order or a count: anything beyond int is not one.
+    if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())
+        return std::nullopt;
     return v;
 }
 

@@ -397,3 +397,45 @@ TEST_CASE("an absurd max order is honoured as kconfig does, and the overflow is 
     REQUIRE(m19);
     CHECK(m19->cma_min_alignment_bytes == 2048 * MiB);
 }
+
+TEST_CASE("odd values never crash derive()") {
+    // Every key symbol with odd values, on every arch and a spread of versions: derive()
+    // returns a model or an error, never anything else.
+    const std::vector<const char*> symbols = {
+        "ARCH_FORCE_MAX_ORDER", "FORCE_MAX_ZONEORDER", "PAGE_BLOCK_ORDER", "PAGE_BLOCK_MAX_ORDER",
+        "PAGE_SHIFT",           "CMA_AREAS",           "HUGETLBFS",        "TRANSPARENT_HUGEPAGE",
+        "ARM64_64K_PAGES",      "PPC_256K_PAGES",      "PAGE_SIZE_8KB",    "64BIT"};
+    const std::vector<const char*> values = {
+        "", "0", "-1", "0x7fffffffffffffff", "999999999999", "y", "n", "m", "abc", "64"};
+    int models = 0, errors = 0;
+    unsigned seed = 12345;
+    auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+    for (auto arch : kernel::all_arches()) {
+        for (const char* v : {"5.10", "5.18", "6.1", "6.4", "6.16", "7.0"}) {
+            for (int round = 0; round < 20; ++round) {
+                kconfig::Config cfg;
+                for (int k = 0; k < 5; ++k)
+                    cfg.set({symbols[next() % symbols.size()],
+                             values[next() % values.size()],
+                             false,
+                             {"fuzz.config", k + 1, 1}});
+                kernel::Options o;
+                o.arch = arch;
+                o.version = KernelVersion::parse(v);
+                Diagnostics d;
+                auto m = kernel::derive(cfg, o, d);
+                if (m) {
+                    ++models;
+                    CHECK(m->page_size >= 4096);
+                    (void)kernel::to_json(*m).dump();
+                    (void)kernel::render_text(*m);
+                } else {
+                    ++errors;
+                    CHECK(d.has_errors());
+                }
+            }
+        }
+    }
+    CHECK(models > 0);
+    MESSAGE("odd configs: " << models << " models, " << errors << " errors");
+}
