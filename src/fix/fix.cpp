@@ -174,6 +174,61 @@ BaseCandidates aligned_bases(std::uint64_t base, std::uint64_t size, std::uint64
     return out;
 }
 
+// Every other reservation (all reg tuples except the region's own first one) and /memreserve/.
+std::vector<Interval> occupied_except(const reserved::Reservations& rs, const Region& r) {
+    std::vector<Interval> occupied;
+    for (const auto& other : rs.regions) {
+        for (std::size_t i = 0; i < other.reg.size(); ++i) {
+            if (&other == &r && i == 0) continue;
+            if (other.reg[i].size)
+                occupied.push_back(interval(other.reg[i].base, other.reg[i].size));
+        }
+    }
+    for (const auto& m : rs.memreserve)
+        if (m.size) occupied.push_back(interval(m.address, m.size));
+    return occupied;
+}
+
+// Why the grown pool could not be placed by the kernel (empty: it can). A fix that trades a
+// misaligned pool for one the kernel cannot reserve is no fix, so such a board is left alone.
+std::string placement_problem(const Region& r, std::uint64_t new_size, std::uint64_t alignment,
+                              const reserved::Reservations& rs,
+                              const std::vector<Interval>& memory) {
+    if (!r.dynamic && r.base) {
+        auto want = interval(*r.base, new_size);
+        for (const auto& o : occupied_except(rs, r))
+            if (overlaps(want, o))
+                return fmt::format("the grown pool {}..{} would overlap the reservation at {}",
+                                   hex(want.begin), hex(want.end), hex(o.begin));
+        bool inside =
+            memory.empty() || std::any_of(memory.begin(), memory.end(), [&](const Interval& m) {
+                return want.begin >= m.begin && want.end <= m.end;
+            });
+        if (!inside)
+            return fmt::format("the grown pool {}..{} would reach outside /memory", hex(want.begin),
+                               hex(want.end));
+        return {};
+    }
+    if (!r.alloc_ranges.empty()) {
+        // __reserved_mem_alloc_size(): align = max(alignment property, CMA alignment).
+        std::uint64_t align = std::max(alignment, r.alignment.value_or(0));
+        for (const auto& range : r.alloc_ranges) {
+            auto start = round_up(range.base, align);
+            auto end = interval(range.base, range.size).end;
+            if (start && *start <= end && end - *start >= new_size) return {};
+        }
+        return fmt::format("no alloc-ranges window holds {} at a {}-aligned address: widen "
+                           "alloc-ranges, or keep the size and change the configuration "
+                           "(cmalign suggest)",
+                           format_size(new_size), format_size(align));
+    }
+    if (!memory.empty() && std::none_of(memory.begin(), memory.end(), [&](const Interval& m) {
+            return m.end - m.begin >= new_size;
+        }))
+        return fmt::format("no /memory bank is as large as {}", format_size(new_size));
+    return {};
+}
+
 // The edits of one value (a size of one or more cells): one per chunk whose value changes.
 // Returns false (with an error diagnostic) when a changed chunk has no literal to rewrite.
 struct ValueEdits {
@@ -357,6 +412,15 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                         {{ref.property, size, *new_size}}));
                     plan.unfixable = true;
                     blocking = true;
+                } else if (auto placement = placement_problem(r, *new_size, alignment, rs, memory);
+                           !placement.empty()) {
+                    plan.diagnostics.push_back(make_diag(
+                        Severity::error, ref.where, r.path, rs.input,
+                        fmt::format("CMA pool size {} must become {}, but {}: nothing written",
+                                    amount(size), amount(*new_size), placement),
+                        {{ref.property, size, *new_size}}));
+                    plan.unfixable = true;
+                    blocking = true;
                 } else {
                     auto made = make_edits(r, ref, *prop, *new_size, *new_bytes);
                     if (made.problem) {
@@ -379,16 +443,7 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
 
         // A static base is never moved: report it with the nearest usable aligned bases.
         if (!r.dynamic && r.base && r.base_ref && *r.base % alignment != 0) {
-            std::vector<Interval> occupied;
-            for (const auto& other : rs.regions) {
-                for (std::size_t i = 0; i < other.reg.size(); ++i) {
-                    if (&other == &r && i == 0) continue;
-                    if (other.reg[i].size)
-                        occupied.push_back(interval(other.reg[i].base, other.reg[i].size));
-                }
-            }
-            for (const auto& m : rs.memreserve)
-                if (m.size) occupied.push_back(interval(m.address, m.size));
+            auto occupied = occupied_except(rs, r);
             std::uint64_t want = new_size.value_or(size);
             auto c = aligned_bases(*r.base, want, alignment, occupied, memory);
             std::string options;

@@ -40,9 +40,11 @@ Planned plan_file(const std::string& path, const kernel::Model& model) {
 }
 
 std::string board(const std::string& cells_decl, const std::string& pool_body,
-                  const std::string& extra = "") {
+                  const std::string& extra = "",
+                  const std::string& memory_reg = "0x0 0x40000000 0x0 0x40000000") {
     return "/dts-v1/;\n" + extra + "/ {\n\t" + cells_decl +
-           "\n\tmemory@40000000 { device_type = \"memory\"; reg = <0x0 0x40000000 0x0 0x40000000>; "
+           "\n\tmemory@40000000 { device_type = \"memory\"; reg = <" + memory_reg +
+           ">; "
            "};\n"
            "\treserved-memory {\n\t\t#address-cells = <2>;\n\t\t#size-cells = <2>;\n\t\tranges;\n" +
            pool_body + "\t};\n};\n";
@@ -157,9 +159,10 @@ TEST_CASE("a size written in an included .dtsi is edited there, with a note") {
 TEST_CASE("a two-cell size carries into the high cell") {
     TempDir dir("carry");
     // 0xF0000000 rounded up to 512 MiB (64K pages) is 0x1_0000_0000: both cells change.
-    write_file(dir / "b.dts",
-               board(two_cells, "\t\tpool { compatible = \"shared-dma-pool\"; reusable; "
-                                "size = <0x0 0xF0000000>; };\n"));
+    write_file(dir / "b.dts", board(two_cells,
+                                    "\t\tpool { compatible = \"shared-dma-pool\"; reusable; "
+                                    "size = <0x0 0xF0000000>; };\n",
+                                    "", "0x0 0x40000000 0x2 0x0")); // 8 GiB of RAM
     cmalign::ConfigOptions o;
     o.config_files = {config_16k()};
     o.sets = {"CONFIG_ARM64_16K_PAGES=n", "CONFIG_ARM64_64K_PAGES=y",
@@ -452,4 +455,33 @@ TEST_CASE("fix JSON follows the contract") {
     CHECK(j["edits"][0]["new"] == "0x2000000");
     CHECK(j["edits"][0]["node"] == "/reserved-memory/pool");
     CHECK(j["diagnostics"].is_array());
+}
+
+TEST_CASE("a pool that could not be placed once grown is not written") {
+    TempDir dir("placement");
+    // 16 MiB → 32 MiB, but the only alloc-ranges window is 24 MiB.
+    write_file(dir / "b.dts",
+               board(two_cells, "\t\tpool { compatible = \"shared-dma-pool\"; reusable; "
+                                "size = <0x0 0x1000000>; "
+                                "alloc-ranges = <0x0 0x40000000 0x0 0x1800000>; };\n"));
+    Snapshot snap(dir / "b.dts");
+    auto p = plan_file(dir / "b.dts", model_16k());
+    CHECK(p.plan.unfixable);
+    CHECK(p.plan.edits.empty());
+    REQUIRE(p.plan.diagnostics.size() == 1);
+    CHECK(p.plan.diagnostics[0].message.find("alloc-ranges") != std::string::npos);
+    // A static pool that would grow into the next reservation.
+    write_file(dir / "c.dts",
+               board(two_cells,
+                     "\t\tpool@42000000 { compatible = \"shared-dma-pool\"; reusable; "
+                     "reg = <0x0 0x42000000 0x0 0x1000000>; };\n"
+                     "\t\tfw@43000000 { reg = <0x0 0x43000000 0x0 0x100000>; no-map; };\n"));
+    auto q = plan_file(dir / "c.dts", model_16k());
+    CHECK(q.plan.edits.empty());
+    REQUIRE(q.plan.diagnostics.size() == 1);
+    CHECK(q.plan.diagnostics[0].message.find("overlap the reservation at 0x43000000") !=
+          std::string::npos);
+    auto r = run_cli("fix " + (dir / "b.dts") + " -c " + config_16k() + " --in-place");
+    CHECK(r.exit_code == 1);
+    CHECK(snap.unchanged(dir / "b.dts"));
 }
