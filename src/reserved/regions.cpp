@@ -109,7 +109,18 @@ ValueRef read_value(const dt::Property& prop, std::size_t offset, std::uint32_t 
         if (chunk.offset < offset + ref.length && chunk.offset + chunk.size > offset)
             ref.chunks.push_back(chunk);
     }
-    if (!ref.chunks.empty() && ref.chunks.front().where.known())
+    // Point at the cell that carries the value: the most significant non-zero one ("0x88000000"
+    // in "<0x0 0x88000000>"), or the last cell when the value is 0.
+    std::size_t cell = cells == 0 ? 0 : cells - 1;
+    for (std::uint32_t i = 0; i < cells; ++i) {
+        if (be32_at(prop.value, offset + std::size_t{i} * 4) != 0) {
+            cell = i;
+            break;
+        }
+    }
+    if (const auto* chunk = prop.chunk_at(offset + cell * 4); chunk && chunk->where.known())
+        ref.where = chunk->where;
+    else if (!ref.chunks.empty() && ref.chunks.front().where.known())
         ref.where = ref.chunks.front().where;
     return ref;
 }

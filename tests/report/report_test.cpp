@@ -113,7 +113,7 @@ TEST_CASE("JSON: the contract's keys for regions, diagnostics and summary") {
     CHECK(d["check"] == "cma-size-alignment");
     CHECK(d["severity"] == "error");
     CHECK(d["line"] == 24);
-    CHECK(d["column"] == 10);
+    CHECK(d["column"] == 21);
     CHECK(d["fix"] ==
           nlohmann::json({{"property", "size"}, {"old", 4u << 20}, {"new", 32u << 20}}));
     CHECK(j["summary"] == nlohmann::json({{"errors", 2}, {"warnings", 0}, {"notes", 0}}));

@@ -64,7 +64,7 @@ TEST_CASE("a value keeps the location of the cells it was read from") {
     CHECK(r.size_ref->offset == 0);
     CHECK(r.size_ref->length == 8);
     CHECK(r.size_ref->chunks.size() == 2);
-    CHECK(r.size_ref->where == Location{"board.dts", 27, 10}); // first chunk
+    CHECK(r.size_ref->where == Location{"board.dts", 27, 21}); // the non-zero cell
     CHECK(r.dynamic);
     CHECK_FALSE(r.base);
 
@@ -74,7 +74,12 @@ TEST_CASE("a value keeps the location of the cells it was read from") {
     REQUIRE(s.size_ref);
     CHECK(s.base_ref->offset == 0);
     CHECK(s.size_ref->offset == 8);
-    CHECK(s.size_ref->where == Location{"board.dts", 12, 32}); // third cell's chunk
+    CHECK(s.size_ref->where == Location{"board.dts", 12, 43}); // fourth cell's chunk
+    // Zero points at the last cell, a value above 4 GiB at its high cell.
+    auto zero = reserved::read_value(cells("size", {0, 0}, 3), 0, 2);
+    CHECK(zero.where == Location{"board.dts", 3, 21});
+    auto big = reserved::read_value(cells("size", {1, 0}, 3), 0, 2);
+    CHECK(big.where == Location{"board.dts", 3, 10});
 }
 
 TEST_CASE("alignment is read with #address-cells, size with #size-cells") {
