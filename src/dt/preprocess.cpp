@@ -358,7 +358,7 @@ private:
     // file's output depends on it (IncludeMemo::deps).
     const Macro* find_macro(std::string_view name) {
         const Macro* m = peek_macro(name);
-        if (frames_.size() > 1) events_.push_back({name, m, Event::lookup});
+        if (frames_.size() > 1) events_.push_back({name, m ? m->fingerprint : 0, 0, Event::lookup});
         return m;
     }
 
@@ -368,7 +368,7 @@ private:
     }
     void set_macro(std::string_view name, std::uint32_t hash, const Macro* m) {
         if (frames_.size() > 1)
-            events_.push_back({name, nullptr, m ? Event::define : Event::undefine});
+            events_.push_back({name, 0, hash, m ? Event::define : Event::undefine});
         if (m) bloom_add(name);
         macros_.set(name, hash, m);
     }
@@ -380,7 +380,7 @@ private:
     }
 
     void impure() {
-        if (frames_.size() > 1) events_.push_back({{}, nullptr, Event::impure});
+        if (frames_.size() > 1) events_.push_back({{}, 0, 0, Event::impure});
     }
 
     static std::uint64_t fingerprint(const Macro& m) {
@@ -1227,7 +1227,7 @@ private:
             if (!match) continue;
             if (frames_.size() > 1)
                 for (const auto& dep : memo->deps)
-                    events_.push_back({dep.name, peek_macro(dep.name, dep.hash), Event::lookup});
+                    events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
             for (const auto& e : memo->effects)
                 set_macro(e.name, e.hash, e.macro.get());
             const std::size_t base = out_.text.size();
@@ -1275,26 +1275,25 @@ private:
         // with two marker values, as std::unordered_set showed in profiles.
         static const Macro looked_up, changed;
         MacroTable state(256);
-        std::vector<std::string_view> touched;
+        std::vector<std::pair<std::string_view, std::uint32_t>> touched;
         for (std::size_t i = events0; i < events_.size(); ++i) {
             const Event& e = events_[i];
             if (e.kind == Event::impure) return;
-            const Macro* st = state.find(e.name);
+            const std::uint32_t h = e.hash ? e.hash : MacroTable::hash(e.name);
+            const Macro* st = state.find(e.name, h);
             if (e.kind == Event::lookup) {
                 if (!st) {
-                    state.set(e.name, &looked_up);
-                    memo->deps.push_back({std::string(e.name), MacroTable::hash(e.name),
-                                          e.macro ? e.macro->fingerprint : 0});
+                    state.set(e.name, h, &looked_up);
+                    memo->deps.push_back({std::string(e.name), h, e.fingerprint});
                 }
             } else if (st != &changed) {
-                state.set(e.name, &changed);
-                touched.push_back(e.name);
+                state.set(e.name, h, &changed);
+                touched.emplace_back(e.name, h);
             }
         }
-        for (std::string_view name : touched) {
-            const Macro* m = macros_.find(name);
-            memo->effects.push_back(
-                {std::string(name), MacroTable::hash(name), m ? m->shared_from_this() : nullptr});
+        for (const auto& [name, h] : touched) {
+            const Macro* m = macros_.find(name, h);
+            memo->effects.push_back({std::string(name), h, m ? m->shared_from_this() : nullptr});
         }
         memo->text = out_.text.substr(text0);
         memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
@@ -1305,8 +1304,18 @@ private:
         }
         memo->files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
                            out_.files.end());
+        if (level == 1) {
+            events_.clear(); // nothing encloses it: the events are not needed again
+        } else {
+            // For the enclosing files, the file's summary stands for its events (fewer to scan).
+            events_.resize(events0);
+            for (const auto& dep : memo->deps)
+                events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
+            for (const auto& e : memo->effects)
+                events_.push_back({e.name, 0, e.hash, e.macro ? Event::define : Event::undefine});
+            used_memos_.push_back(memo); // the names above live in it
+        }
         cache_.add_include_memo(file.get(), std::move(memo));
-        if (level == 1) events_.clear(); // nothing encloses it: the events are not needed again
     }
 
     void remember(const std::shared_ptr<const SourceFile>& file) {
@@ -1530,7 +1539,8 @@ private:
     // Macro look-ups and changes inside included files, in order (for IncludeMemo).
     struct Event {
         std::string_view name;
-        const Macro* macro = nullptr; // lookup: what it found
+        std::uint64_t fingerprint = 0; // lookup: of what it found (0: undefined)
+        std::uint32_t hash = 0;        // MacroTable::hash(name), 0 when not computed yet
         enum Kind : std::uint8_t { lookup, define, undefine, impure } kind = lookup;
     };
     std::vector<Event> events_;
