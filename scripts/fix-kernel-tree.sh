@@ -69,6 +69,7 @@ for ps in $page_sizes; do
     64K) sets="--set CONFIG_ARM64_16K_PAGES=n --set CONFIG_ARM64_64K_PAGES=y --set CONFIG_ARCH_FORCE_MAX_ORDER=13" ;;
     *) echo "unknown page size $ps" >&2; exit 2 ;;
     esac
+    echo "== $ps pages"
     dir=$work/$ps
     rm -rf "$dir"
     cp -R "$work/orig" "$dir"
@@ -85,10 +86,9 @@ errs = [d for d in j["diagnostics"] if d["check"] is None and d["severity"] == "
 n = int(sys.argv[3])
 if n: bad = bad[:n]
 open(sys.argv[2], "w").write("".join(b + "\n" for b in bad))
-print(f"  boards read: {len({r['input'] for r in j['regions']})}, unreadable: {len(errs)}, "
+print(f"  boards with reservations: {len({r['input'] for r in j['regions']})}, unreadable: {len(errs)}, "
       f"alignment {j['alignment']['cma_min_alignment_bytes'] >> 20} MiB, failing: {len(bad)}")
 EOF
-    echo "== $ps pages"
     "$py" -c "import sys; print('  ', open(sys.argv[1]).read().count(chr(10)), 'failing boards to fix')" "$dir.failing"
     [ -s "$dir.failing" ] || continue
     cp -R "$dir" "$dir.before"
