@@ -53,6 +53,10 @@ std::optional<std::string> write_temp(const std::string& target, std::string_vie
     struct stat st {};
     mode_t mode = ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
     if (::fchmod(fd, mode) != 0) return fail("cannot set permissions of");
+    // Keep the owner too where we may (root); otherwise the file becomes ours, as with sed -i.
+    if (::stat(target.c_str(), &st) == 0 && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()))
+        [[maybe_unused]]
+        int ignored = ::fchown(fd, st.st_uid, st.st_gid);
     std::size_t done = 0;
     while (done < bytes.size()) {
         ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
