@@ -293,17 +293,35 @@ TEST_CASE("a write that cannot happen leaves the file as it was") {
     std::string body = board(two_cells, "\t\tpool { compatible = \"shared-dma-pool\"; reusable; "
                                         "size = <0x0 0x400000>; };\n");
     SUBCASE("read-only directory") {
+        // Root ignores directory permissions: then run the CLI as nobody through setpriv.
+        std::string prefix;
         if (::geteuid() == 0) {
-            MESSAGE("running as root: directory permissions do not stop root; skipped");
-            return;
+            if (run_shell("command -v setpriv").exit_code != 0) {
+                MESSAGE("running as root without setpriv; skipped");
+                return;
+            }
+            prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
         }
         write_file(dir / "ro/b.dts", body);
         Snapshot snap(dir / "ro/b.dts");
-        fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-        auto r = run_cli("fix " + (dir / "ro/b.dts") + " -c " + config_16k() + " --in-place");
+        if (!prefix.empty()) {
+            REQUIRE(::chown(dir.path.c_str(), 65534, 65534) == 0);
+            REQUIRE(::chown((dir / "ro").c_str(), 65534, 65534) == 0);
+            REQUIRE(::chown((dir / "ro/b.dts").c_str(), 65534, 65534) == 0);
+        }
+        fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec |
+                                        fs::perms::group_read | fs::perms::group_exec |
+                                        fs::perms::others_read | fs::perms::others_exec);
+        auto r = run_shell(prefix + CMALIGN_CLI + " fix " + (dir / "ro/b.dts") + " -c " +
+                           config_16k() + " --in-place");
         fs::permissions(dir / "ro", fs::perms::owner_all);
         CHECK(r.exit_code == 2);
+        CHECK(r.err.find("Permission denied") != std::string::npos);
         CHECK(snap.unchanged(dir / "ro/b.dts"));
+        std::size_t entries = 0;
+        for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir / "ro"))
+            ++entries;
+        CHECK(entries == 1);
     }
     SUBCASE("no room for the temporary file's name (fails for root too)") {
         // NAME_MAX is 255: a 245-byte name leaves no room for ".NAME.cmalign-XXXXXX".
