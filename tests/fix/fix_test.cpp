@@ -503,3 +503,37 @@ TEST_CASE("a pool that could not be placed once grown is not written") {
     CHECK(r.exit_code == 1);
     CHECK(snap.unchanged(dir / "b.dts"));
 }
+
+TEST_CASE("bulk: a .dtsi shared by several boards, reached by two spellings, is edited once") {
+    TempDir dir("bulk");
+    write_file(dir / "dts/soc.dtsi",
+               "/ {\n\treserved-memory {\n\t\t#address-cells = <2>;\n\t\t#size-cells = <2>;\n"
+               "\t\tranges;\n\t\tpool { compatible = \"shared-dma-pool\"; reusable; "
+               "size = <0x0 0x800000>; };\n\t};\n};\n");
+    std::string top = "/dts-v1/;\n/ {\n\t#address-cells = <2>;\n\t#size-cells = <2>;\n"
+                      "\tmemory@40000000 { device_type = \"memory\"; "
+                      "reg = <0x0 0x40000000 0x0 0x40000000>; };\n};\n";
+    // One board includes it by its own directory, the other through a symlinked prefix dir (as
+    // the kernel's scripts/dtc/include-prefixes).
+    write_file(dir / "dts/a.dts", top + "#include \"soc.dtsi\"\n");
+    write_file(dir / "dts/b.dts", top + "#include <arm64/soc.dtsi>\n");
+    fs::create_directories(dir.path / "prefixes");
+    fs::create_symlink("../dts", dir.path / "prefixes/arm64");
+
+    FixRequest request;
+    request.inputs = {dir / "dts/a.dts", dir / "dts/b.dts"};
+    request.config.config_files = {config_16k()};
+    request.tree.include_dirs = {dir / "prefixes"};
+    request.mode = FixMode::in_place;
+    auto outcome = run_fix(request);
+    CHECK(outcome.exit_code() == 0);
+    REQUIRE(outcome.edits.size() == 1);
+    CHECK(outcome.written.size() == 1);
+    CHECK(outcome.boards_with_edits == 2);
+    CHECK(read_file(dir / "dts/soc.dtsi").find("size = <0x0 0x2000000>;") != std::string::npos);
+    // Both boards are clean now, and a second run has nothing to do.
+    request.mode = FixMode::plan;
+    auto again = run_fix(request);
+    CHECK(again.edits.empty());
+    CHECK(again.exit_code() == 0);
+}
