@@ -585,3 +585,53 @@ TEST_CASE("included files reused across inputs give the same output as a fresh r
     REQUIRE(pin != std::string::npos);
     CHECK(b->locate(pin) == Location{s.path("soc.dtsi"), 7, 8});
 }
+
+TEST_CASE("many threads reusing the same included files agree with fresh runs") {
+    Scratch s;
+    s.write("inc/a.h", "#ifndef A_H\n#define A_H\n#define A 1\n#include \"b.h\"\n#endif\n");
+    s.write("inc/b.h", "#ifndef B_H\n#define B_H\n#define B(x) (x + A)\n#endif\n");
+    s.write("soc.dtsi", "#include <a.h>\nn { v = <B(2) MODE>; };\n#ifdef EXTRA\nextra;\n#endif\n");
+    std::vector<std::string> boards;
+    for (int i = 0; i < 24; ++i) {
+        std::string text;
+        if (i % 2) text += "#define MODE " + std::to_string(i % 4) + "\n";
+        if (i % 3 == 0) text += "#define EXTRA\n";
+        if (i % 5 == 0) text += "#include <b.h>\n";
+        text += "#include \"soc.dtsi\"\nb" + std::to_string(i) + ";\n";
+        boards.push_back(s.write("b" + std::to_string(i) + ".dts", text));
+    }
+    dt::PreprocessOptions o;
+    o.include_dirs.push_back(s.path("inc"));
+    std::vector<std::string> expected;
+    for (const auto& b : boards) {
+        dt::FileCache fresh;
+        Diagnostics d;
+        auto r = dt::preprocess(b, o, fresh, d);
+        REQUIRE(r);
+        expected.push_back(r->text);
+    }
+    dt::FileCache shared;
+    std::vector<std::vector<std::string>> got(4);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round)
+                for (std::size_t i = 0; i < boards.size(); ++i) {
+                    const std::size_t k = (i * 7 + static_cast<std::size_t>(t) * 5) % boards.size();
+                    Diagnostics d;
+                    auto r = dt::preprocess(boards[k], o, shared, d);
+                    got[static_cast<std::size_t>(t)].push_back(r ? std::to_string(k) + ":" + r->text
+                                                                 : "failed");
+                }
+        });
+    for (auto& th : threads)
+        th.join();
+    for (const auto& list : got) {
+        REQUIRE(list.size() == boards.size() * 3);
+        for (const auto& entry : list) {
+            const std::size_t colon = entry.find(':');
+            REQUIRE(colon != std::string::npos);
+            CHECK(entry.substr(colon + 1) == expected[std::stoul(entry.substr(0, colon))]);
+        }
+    }
+}
