@@ -8,7 +8,8 @@
 //   --time          print the total wall and CPU time spent in preprocess() over all FILEs to
 //                   stderr (CPU time is what to compare on a loaded machine)
 //   --files LIST    read more FILE names from LIST (one a line)
-// Files share one FileCache, as a bulk `cmalign check` does.
+//   --fresh         a new FileCache for each FILE (a single-board run each), instead of one
+//                   shared FileCache as a bulk `cmalign check` has
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     std::string out_dir;
     bool map = false;
     bool timing = false;
+    bool fresh = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
             out_dir = value();
         } else if (a == "--map") {
             map = true;
+        } else if (a == "--fresh") {
+            fresh = true;
         } else if (a == "--time") {
             timing = true;
         } else if (a == "--files") {
@@ -75,7 +79,8 @@ int main(int argc, char** argv) {
         Diagnostics diags;
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = thread_cpu_ms();
-        auto result = dt::preprocess(files[n], options, cache, diags);
+        dt::FileCache private_cache;
+        auto result = dt::preprocess(files[n], options, fresh ? private_cache : cache, diags);
         cpu_ms += thread_cpu_ms() - c0;
         spent += std::chrono::steady_clock::now() - t0;
         for (const auto& d : diags.items())
