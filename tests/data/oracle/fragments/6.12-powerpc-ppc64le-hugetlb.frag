@@ -1,3 +1,0 @@
-# base: make ARCH=powerpc ppc64le_defconfig   (kernel tree 6.12, 6.12.117)
-# method seq: scripts/config --file .config <these>; make olddefconfig
-CONFIG_HUGETLBFS=y
