@@ -45,11 +45,16 @@ std::optional<std::string> xz_decompress(const fs::path& p) {
 struct OracleResult {
     int cases = 0;
     int matched = 0;
+    std::vector<std::string> out_of_scope; // arches cmalign does not model (s390, sparc64, sh)
 };
 
 // One oracle case: read its .config as `cmalign calc -c` would, derive, compare with the truth.
 void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result) {
     const std::string id = c.at("id").get<std::string>();
+    if (!kernel::parse_arch(c.at("arch").get<std::string>())) {
+        result.out_of_scope.push_back(id);
+        return;
+    }
     fs::path config_path = dir / "configs" / (id + ".config.xz");
     kconfig::Config cfg;
     Diagnostics diags;
@@ -70,7 +75,8 @@ void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result)
     kernel::Options options; // everything from the config header, as `calc -c` does
     auto model = kernel::derive(cfg, options, diags);
     ++result.cases;
-    REQUIRE_MESSAGE(model.has_value(), id);
+    CHECK_MESSAGE(model.has_value(), id);
+    if (!model) return;
     const json& truth = c.at("truth");
     bool ok = true;
     auto expect = [&](const std::string& what, bool good) {
@@ -196,7 +202,8 @@ TEST_CASE("kernel-header oracle (project, 6.1 and 6.12 trees)") {
         return;
     }
     auto r = run_oracle(dir);
-    MESSAGE("project oracle: " << r.matched << "/" << r.cases << " cases match");
+    MESSAGE("project oracle: " << r.matched << "/" << r.cases << " cases match; "
+                               << r.out_of_scope.size() << " cases of arches not modelled");
     CHECK(r.cases > 0);
     CHECK(r.matched == r.cases);
 }
