@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/checks/checks.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
 
@@ -17,13 +18,10 @@ namespace cmalign {
 
 namespace {
 
+// The same reading as `check` (checks::read_options), so fix sees exactly the pools check judges.
 reserved::Reservations read_reservations(const dt::Tree& tree, const kernel::Model& model,
                                          const std::optional<std::string>& bootargs) {
-    reserved::ReadOptions options;
-    options.bootargs = bootargs;
-    options.cma_enabled = model.cma;
-    options.dma_cma_enabled = model.dma_cma;
-    return reserved::read(tree, options);
+    return reserved::read(tree, checks::read_options(model, bootargs));
 }
 
 // Reads every input on all cores and hands (tree, reservations) to `visit` in input order.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
@@ -29,10 +30,7 @@ Planned plan_file(const std::string& path, const kernel::Model& model) {
     Planned out;
     if (!tree || diags.has_errors()) return out;
     out.loaded = true;
-    reserved::ReadOptions ro;
-    ro.cma_enabled = model.cma;
-    ro.dma_cma_enabled = model.dma_cma;
-    auto rs = reserved::read(*tree, ro);
+    auto rs = reserved::read(*tree, checks::read_options(model));
     auto align = fix::required_alignment(model);
     REQUIRE(align);
     out.plan = fix::plan_fixes(*tree, rs, *align, cache);
