@@ -1,0 +1,2 @@
+# base: make ARCH=s390 defconfig   (kernel tree 6.1, 6.1.192)
+# method seq: scripts/config --file .config <these>; make olddefconfig
