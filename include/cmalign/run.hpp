@@ -10,6 +10,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
 
@@ -31,7 +32,12 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
 // A DTS (through the built-in preprocessor) or a DTB/DTBO (libfdt), chosen by content: a file
 // starting with the FDT magic is a blob whatever its name.
 std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
-                                  dt::FileCache& cache, Diagnostics& diags);
+                                  dt::FileCache& cache, Diagnostics& diags,
+                                  const dt::ResolveOptions& resolve = {});
+
+// What check and fix need from a DTS: source locations of the cells under /reserved-memory,
+// /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
+dt::ResolveOptions reservation_resolve_options();
 
 struct CheckRequest {
     std::vector<std::string> inputs; // files and directories

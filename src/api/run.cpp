@@ -64,8 +64,15 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
     return out;
 }
 
+dt::ResolveOptions reservation_resolve_options() {
+    dt::ResolveOptions options;
+    options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
+    return options;
+}
+
 std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
-                                  dt::FileCache& cache, Diagnostics& diags) {
+                                  dt::FileCache& cache, Diagnostics& diags,
+                                  const dt::ResolveOptions& resolve) {
     // Sniff the magic: .dtb files are sometimes named .bin or .img.
     std::uint8_t magic[4] = {};
     {
@@ -79,7 +86,7 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
             return dt::read_dtb(path, diags, {}, path);
     }
     if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, {}, path); // reports bad magic
-    return dt::load_dts(path, options, cache, diags);
+    return dt::load_dts(path, options, cache, diags, resolve);
 }
 
 CheckOutcome run_check(const CheckRequest& request) {
@@ -97,6 +104,7 @@ CheckOutcome run_check(const CheckRequest& request) {
     auto pp = preprocess_options(request.tree);
     if (!pp.kernel_tree && request.config.kernel_tree) pp.kernel_tree = request.config.kernel_tree;
     dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
+    auto resolve = reservation_resolve_options();
 
     struct Slot {
         std::optional<checks::Result> result;
@@ -109,7 +117,7 @@ CheckOutcome run_check(const CheckRequest& request) {
     auto worker = [&] {
         for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) {
             Diagnostics diags;
-            auto tree = load_tree(inputs[i], pp, cache, diags);
+            auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
             if (tree && !diags.has_errors())
                 slots[i].result = checks::run(*tree, *outcome.model, request.checks);
             for (auto& d : diags.items()) {
