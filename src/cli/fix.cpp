@@ -76,7 +76,7 @@ void register_fix(CLI::App& app, int& exit_code) {
             options.color = isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
             std::cerr << report::text(all, options);
             if (request->mode == FixMode::diff) std::cout << outcome.diff;
-            if (request->mode == FixMode::plan) {
+            if (request->mode != FixMode::diff) { // what was (or would be) changed
                 for (const auto& e : outcome.edits)
                     std::cout << fmt::format(
                         "{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line, e.where.column,

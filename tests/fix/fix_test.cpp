@@ -535,3 +535,37 @@ TEST_CASE("bulk: a .dtsi shared by several boards, reached by two spellings, is 
     CHECK(again.edits.empty());
     CHECK(again.exit_code() == 0);
 }
+
+TEST_CASE(
+    "--diff hunks are exactly those of diff -u (several hunks, merged context, no final newline)") {
+    if (run_shell("command -v diff").exit_code != 0) {
+        MESSAGE("diff missing; skipped");
+        return;
+    }
+    TempDir dir("hunks");
+    std::string pools;
+    for (int i = 0; i < 12; ++i) {
+        bool bad = i == 0 || i == 1 || i == 5 || i == 11; // 0 and 1 share a hunk
+        pools +=
+            "\t\tp" + std::to_string(i) +
+            " {\n\t\t\tcompatible = \"shared-dma-pool\";\n\t\t\treusable;\n\t\t\tsize = <0x0 " +
+            (bad ? "0x400000" : "0x2000000") + ">;\n\t\t};\n";
+    }
+    std::string text = board(two_cells, pools);
+    text.pop_back(); // no newline at the end
+    write_file(dir / "b.dts", text);
+    write_file(dir / "orig.dts", text);
+    auto mine = run_shell("cd " + dir.path.string() + " && " + CMALIGN_CLI + " fix b.dts -c " +
+                          config_16k() + " --diff");
+    REQUIRE(mine.exit_code == 1);
+    REQUIRE(run_cli("fix " + (dir / "b.dts") + " -c " + config_16k() + " --in-place").exit_code ==
+            0);
+    auto ref = run_shell("cd " + dir.path.string() + " && diff -u orig.dts b.dts");
+    REQUIRE(ref.exit_code == 1);
+    auto body = [](const std::string& d) { // without the two header lines
+        auto second = d.find('\n', d.find('\n') + 1);
+        return d.substr(second + 1);
+    };
+    CHECK(body(mine.out) == body(ref.out));
+    CHECK(mine.out.starts_with("--- a/b.dts\n+++ b/b.dts\n@@ "));
+}
