@@ -21,8 +21,8 @@ TEST_CASE("the example board is clean on 4K pages and loses its pools on 16K pag
     CHECK(run_cli("check " + board + " -c " + config_4k).exit_code == 0);
     auto r = run_cli("check " + board + " -c " + config_16k);
     CHECK(r.exit_code == 1);
-    // gcc style, located in the included .dtsi where the size is written, with the check name.
-    CHECK(r.out.find("acme-soc.dtsi:23:12: error: ") != std::string::npos);
+    // gcc style, at the size cell in the included .dtsi where it is written, with the check name.
+    CHECK(r.out.find("acme-soc.dtsi:23:16: error: ") != std::string::npos);
     CHECK(r.out.find("[cma-size-alignment]") != std::string::npos);
     CHECK(r.out.find("incorrect alignment of CMA region") != std::string::npos);
 }
