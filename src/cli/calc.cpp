@@ -1,4 +1,5 @@
 // cmalign calc: what the kernel will compute for a configuration, and why.
+#include <algorithm>
 #include <iostream>
 
 #include "cmalign/kernel/report.hpp"
@@ -25,7 +26,17 @@ void register_calc(CLI::App& app, int& exit_code) {
         if (*format == "json") {
             std::cout << kernel::to_json(*model).dump(2) << '\n';
         } else {
-            print_diagnostics(diags); // configuration warnings, gcc-style, on stderr
+            // Warnings of reading the files go to stderr, gcc-style; those about the model's
+            // inputs are part of the explanation on stdout, so they are not repeated.
+            Diagnostics reading;
+            for (const auto& d : diags.items()) {
+                bool in_model = std::any_of(
+                    model->diagnostics.begin(), model->diagnostics.end(), [&](const auto& m) {
+                        return m.message == d.message && m.where == d.where;
+                    });
+                if (!in_model) reading.add(d);
+            }
+            print_diagnostics(reading);
             std::cout << kernel::render_text(*model);
         }
         exit_code = exit_clean;
