@@ -59,30 +59,9 @@ bool at_least(const kernel::Model& m, int major, int minor) {
 }
 
 // Local so the checks do not depend on the kernel layer's implementation files.
-const char* arch_name(kernel::Arch arch) {
-    switch (arch) {
-    case kernel::Arch::arm64:
-        return "arm64";
-    case kernel::Arch::arm:
-        return "arm";
-    case kernel::Arch::x86_64:
-        return "x86_64";
-    case kernel::Arch::x86:
-        return "x86";
-    case kernel::Arch::riscv:
-        return "riscv";
-    case kernel::Arch::powerpc:
-        return "powerpc";
-    case kernel::Arch::loongarch:
-        return "loongarch";
-    case kernel::Arch::mips:
-        return "mips";
-    }
-    return "unknown";
-}
 
 std::string kernel_name(const kernel::Model& m) {
-    return fmt::format("{} {}", arch_name(m.arch), m.version.str());
+    return fmt::format("{} {}", kernel::to_string(m.arch), m.version.str());
 }
 
 // pr_fmt of the file that prints reserved-memory parsing errors: drivers/of/fdt.c ("OF: fdt: ")
