@@ -211,6 +211,23 @@ private:
             {std::move(quantity), value, std::move(rule), std::move(source), std::move(inputs)});
     }
 
+    // A user's int outside its Kconfig range: the version's kconfig either forgets it (the
+    // default applies) or clamps it to the nearer bound (rules::kconfig_range_rules()).
+    int out_of_range_value(const kconfig::Entry& e, long long value, long long lo, long long hi,
+                           int default_value, const std::string& where_defined) {
+        const auto& rule = rules::kconfig_range_rule(m_.version);
+        bool clamp = rule.behaviour == rules::OutOfRange::clamp_to_bound;
+        int result = clamp ? static_cast<int>(value < lo ? lo : hi) : default_value;
+        warn(e.where,
+             fmt::format("CONFIG_{}={} is outside its range {}..{} ({}): kconfig of {} {} {} "
+                         "({})",
+                         e.name, e.value, lo, hi, where_defined, version_name(),
+                         clamp ? "clamps it to" : "falls back to the default", result,
+                         source_text(rule.source, rule.versions, rule.note)),
+             "kernel-config-range");
+        return result;
+    }
+
     std::string version_name() const {
         return fmt::format("v{}.{}", m_.version.major, m_.version.minor);
     }
@@ -657,12 +674,7 @@ void Deriver::resolve_max_order() {
                      "kernel-config-upstream");
         } else if (kc->prompt) {
             if (range && (*v < range->first || *v > range->second)) {
-                warn(e->where,
-                     fmt::format("CONFIG_{}={} is outside its range {}..{} ({}): Kconfig falls "
-                                 "back to the default {}",
-                                 e->name, e->value, range->first, range->second, where_defined,
-                                 def),
-                     "kernel-config-range");
+                raw = out_of_range_value(*e, *v, range->first, range->second, def, where_defined);
             } else {
                 raw = static_cast<int>(*v);
             }
@@ -785,12 +797,13 @@ void Deriver::resolve_page_block_option() {
     if (e) {
         inputs.push_back(input(*e));
         auto v = parse_int(e->value);
-        if (!v || *v < 1 || *v > hi) {
+        if (!v) {
             warn(e->where,
-                 fmt::format("CONFIG_{}={} is outside its range 1..{} (mm/Kconfig: 1 .. "
-                             "ARCH_FORCE_MAX_ORDER): Kconfig falls back to the default {}",
-                             e->name, e->value, hi, hi),
+                 fmt::format("CONFIG_{}={} is not a number: Kconfig uses the default {}", e->name,
+                             e->value, hi),
                  "kernel-config-range");
+        } else if (*v < 1 || *v > hi) {
+            value = out_of_range_value(*e, *v, 1, hi, hi, "mm/Kconfig: 1 .. ARCH_FORCE_MAX_ORDER");
         } else {
             value = static_cast<int>(*v);
         }

@@ -555,6 +555,24 @@ std::span<const CmaAreasRow> cma_areas_rules() {
     return rows;
 }
 
+std::span<const KconfigRangeRow> kconfig_range_rules() {
+    static const std::array rows = {
+        KconfigRangeRow{until(6, 7), OutOfRange::use_default,
+                        "scripts/kconfig/confdata.c conf_read()", ""},
+        KconfigRangeRow{since(6, 8), OutOfRange::clamp_to_bound,
+                        "scripts/kconfig/symbol.c sym_validate_range()",
+                        "\"kconfig: do not clear SYMBOL_DEF_USER when the value is out of range\" "
+                        "[likely v6.8]"},
+    };
+    return rows;
+}
+
+const KconfigRangeRow& kconfig_range_rule(const KernelVersion& version) {
+    for (const auto& row : kconfig_range_rules())
+        if (row.versions.contains(version)) return row;
+    return kconfig_range_rules().back();
+}
+
 std::span<const SectionSizeRow> section_sizes() {
     static const std::vector<SectionSizeRow> rows = {
         {Arch::arm64, until(5, 11), When{}, 30, "arch/arm64/include/asm/sparsemem.h"},

@@ -165,6 +165,19 @@ struct SectionSizeRow {
     const char* source;
 };
 
+// What kconfig does with a user's int outside the symbol's `range` (scripts/kconfig).
+// Up to v6.7 conf_read() forgot the value ("Reset a string value if it's out of range") and the
+// default applied; from "kconfig: do not clear SYMBOL_DEF_USER when the value is out of range"
+// (Masahiro Yamada, Nov 2023, [likely v6.8]) the value is kept and sym_validate_range() clamps it
+// to the nearer bound.
+enum class OutOfRange { use_default, clamp_to_bound };
+struct KconfigRangeRow {
+    VersionRange versions;
+    OutOfRange behaviour;
+    const char* source;
+    const char* note;
+};
+
 // Arch symbols for telling the arch from a config without a header (first match wins).
 struct ArchSymbolRow {
     const char* symbol;
@@ -195,6 +208,8 @@ std::span<const CmaAlignmentRow> cma_alignment_rules();
 std::span<const PageBlockOptionRow> page_block_options();
 std::span<const CmaAreasRow> cma_areas_rules();
 std::span<const SectionSizeRow> section_sizes();
+std::span<const KconfigRangeRow> kconfig_range_rules();
+const KconfigRangeRow& kconfig_range_rule(const KernelVersion& version);
 std::span<const ArchSymbolRow> arch_symbols();
 std::span<const ArchInfo> arch_infos();
 
