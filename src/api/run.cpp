@@ -67,6 +67,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
 dt::ResolveOptions reservation_resolve_options() {
     dt::ResolveOptions options;
     options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
+    options.all_locations = false; // the checks locate nothing else
     return options;
 }
 
@@ -87,6 +88,19 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
     }
     if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, {}, path); // reports bad magic
     return dt::load_dts(path, options, cache, diags, resolve);
+}
+
+void for_each_input(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& visit) {
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < count;) visit(i);
+    };
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, count)));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
 }
 
 CheckOutcome run_check(const CheckRequest& request) {
@@ -111,31 +125,22 @@ CheckOutcome run_check(const CheckRequest& request) {
         std::vector<Diagnostic> errors;
     };
     std::vector<Slot> slots(inputs.size());
-    std::atomic<std::size_t> next{0};
     std::mutex progress_mutex;
     std::size_t done = 0;
-    auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-            Diagnostics diags;
-            auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
-            if (tree && !diags.has_errors())
-                slots[i].result = checks::run(*tree, *outcome.model, request.checks);
-            for (auto& d : diags.items()) {
-                if (d.input.empty()) d.input = inputs[i];
-                slots[i].errors.push_back(std::move(d));
-            }
-            if (request.progress) {
-                std::lock_guard lock(progress_mutex);
-                request.progress(++done, inputs.size());
-            }
+    for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
+        Diagnostics diags;
+        auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
+        if (tree && !diags.has_errors())
+            slots[i].result = checks::run(*tree, *outcome.model, request.checks);
+        for (auto& d : diags.items()) {
+            if (d.input.empty()) d.input = inputs[i];
+            slots[i].errors.push_back(std::move(d));
         }
-    };
-    unsigned jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, inputs.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+        if (request.progress) {
+            std::lock_guard lock(progress_mutex);
+            request.progress(++done, inputs.size());
+        }
+    });
 
     for (auto& slot : slots) {
         // Warnings from reading an input (e.g. preprocessor #warning) travel with its result.

@@ -865,6 +865,19 @@ private:
 
     bool chunks_wanted(const BNode& bn) const {
         if (!options_.value_chunks) return false;
+        return under_chunk_paths(bn);
+    }
+
+    // Node and property locations: everywhere, or (when the caller asks for fewer) for the root,
+    // its children and what lies under chunk_paths. Locating costs a search and a string copy.
+    bool locations_wanted(const BNode& bn) const {
+        if (options_.all_locations) return true;
+        const std::string& p = bn.fullpath;
+        if (p.find('/', 1) == std::string::npos) return true; // "/" and its children
+        return !options_.chunk_paths.empty() && under_chunk_paths(bn);
+    }
+
+    bool under_chunk_paths(const BNode& bn) const {
         if (options_.chunk_paths.empty()) return true;
         for (const auto& prefix : options_.chunk_paths) {
             const std::string& p = bn.fullpath;
@@ -879,7 +892,8 @@ private:
 
     void convert(const BNode& bn, Node& out) {
         out.name = std::string(bn.name);
-        out.where = node_location(bn);
+        const bool locate = locations_wanted(bn);
+        if (locate) out.where = node_location(bn);
         for (const auto& l : bn.labels)
             if (!l.deleted) out.labels.emplace_back(l.name);
         std::size_t live_props = 0;
@@ -902,7 +916,7 @@ private:
                 p.where = out.where;
                 continue;
             }
-            p.where = file_.locate(bp.def->name_span);
+            if (locate) p.where = file_.locate(bp.def->name_span);
             evaluate(*bp.def, &bp.phandles, &bp.path_targets, chunks_wanted(bn), scratch_);
             p.value = scratch_.bytes;
             p.has_refs = scratch_.has_refs;

@@ -165,6 +165,9 @@ struct ResolveOptions {
     // allowed ("/memory" covers "/memory@40000000"); e.g. {"/reserved-memory", "/memory",
     // "/chosen"} for `check`. Locations for every cell cost about 40% of resolve().
     std::vector<std::string> chunk_paths;
+    // false: Node::where and Property::where are filled only for the root, its children and the
+    // nodes under chunk_paths (every node when chunk_paths is empty); the rest stay unknown.
+    bool all_locations = true;
     // dtc -@: add /__symbols__ (and a phandle on every labelled node). Plugins (/plugin/) always
     // get /__fixups__ and /__local_fixups__, as dtc makes them.
     bool symbols = false;
