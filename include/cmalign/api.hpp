@@ -24,6 +24,9 @@ struct ConfigOptions {
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.
 std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagnostics& diags);
 
+// --arch/--kernel-version/--kernel-tree as kernel::Options; nullopt (and an error) when invalid.
+std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags);
+
 // Reads and merges the configuration files and sets.
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags);
 

@@ -39,6 +39,9 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();
 
+// Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
+void for_each_input(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& visit);
+
 struct CheckRequest {
     std::vector<std::string> inputs; // files and directories
     ConfigOptions config;

@@ -44,30 +44,36 @@ std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnos
     return config;
 }
 
-std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags) {
-    kernel::Options derive_options;
+std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags) {
+    kernel::Options out;
     if (options.arch) {
-        derive_options.arch = kernel::parse_arch(*options.arch);
-        if (!derive_options.arch) {
+        out.arch = kernel::parse_arch(*options.arch);
+        if (!out.arch) {
             diags.error({}, fmt::format("unknown architecture '{}'", *options.arch));
             return std::nullopt;
         }
     }
     if (options.kernel_version) {
-        derive_options.version = KernelVersion::parse(*options.kernel_version);
-        if (!derive_options.version) {
+        out.version = KernelVersion::parse(*options.kernel_version);
+        if (!out.version) {
             diags.error({}, fmt::format("invalid kernel version '{}' (expected X.Y or X.Y.Z)",
                                         *options.kernel_version));
             return std::nullopt;
         }
     }
     if (options.kernel_tree) {
-        derive_options.tree_version = kernel_tree_version(*options.kernel_tree, diags);
-        if (!derive_options.tree_version) return std::nullopt;
+        out.tree_version = kernel_tree_version(*options.kernel_tree, diags);
+        if (!out.tree_version) return std::nullopt;
     }
+    return out;
+}
+
+std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags) {
+    auto derive_options = kernel_options(options, diags);
+    if (!derive_options) return std::nullopt;
     auto config = load_config(options, diags);
     if (!config) return std::nullopt;
-    return kernel::derive(*config, derive_options, diags);
+    return kernel::derive(*config, *derive_options, diags);
 }
 
 } // namespace cmalign

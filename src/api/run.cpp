@@ -68,6 +68,7 @@ dt::ResolveOptions reservation_resolve_options() {
     dt::ResolveOptions options;
     options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
     options.all_locations = false; // the checks locate nothing else
+    options.whole_tree = false;    // ... and read nothing else (reserved::read)
     return options;
 }
 

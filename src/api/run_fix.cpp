@@ -38,60 +38,26 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
     auto pp = preprocess_options(tree_options);
     if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
     std::vector<Loaded> out(inputs.size());
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-            Diagnostics diags;
-            auto tree = load_tree(inputs[i], pp, cache, diags);
-            if (tree && !diags.has_errors()) {
-                out[i].reservations = read_reservations(*tree, model, bootargs);
-                out[i].tree = std::move(tree);
-            }
-            for (auto& d : diags.items()) {
-                if (d.input.empty()) d.input = inputs[i];
-                if (d.severity == Severity::error) out[i].errors.push_back(std::move(d));
-            }
-            if (!out[i].errors.empty()) {
-                out[i].tree.reset();
-                out[i].reservations.reset();
-            }
+    auto resolve = reservation_resolve_options();
+    for_each_input(inputs.size(), jobs, [&](std::size_t i) {
+        Diagnostics diags;
+        auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
+        if (tree && !diags.has_errors()) {
+            out[i].reservations = read_reservations(*tree, model, bootargs);
+            out[i].tree = std::move(tree);
         }
-    };
-    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-    jobs =
-        static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, inputs.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t)
-        threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads)
-        t.join();
+        for (auto& d : diags.items()) {
+            if (d.input.empty()) d.input = inputs[i];
+            if (d.severity == Severity::error) out[i].errors.push_back(std::move(d));
+        }
+        if (!out[i].errors.empty()) {
+            out[i].tree.reset();
+            out[i].reservations.reset();
+        }
+    });
     return out;
 }
 
-std::optional<kernel::Options> derive_options(const ConfigOptions& options, Diagnostics& diags) {
-    kernel::Options out;
-    if (options.arch) {
-        out.arch = kernel::parse_arch(*options.arch);
-        if (!out.arch) {
-            diags.error({}, fmt::format("unknown architecture '{}'", *options.arch));
-            return std::nullopt;
-        }
-    }
-    if (options.kernel_version) {
-        out.version = KernelVersion::parse(*options.kernel_version);
-        if (!out.version) {
-            diags.error({}, fmt::format("invalid kernel version '{}' (expected X.Y or X.Y.Z)",
-                                        *options.kernel_version));
-            return std::nullopt;
-        }
-    }
-    if (options.kernel_tree) {
-        out.tree_version = kernel_tree_version(*options.kernel_tree, diags);
-        if (!out.tree_version) return std::nullopt;
-    }
-    return out;
-}
 
 std::string cells_of_bytes(std::string_view bytes) {
     std::string out = "<";
@@ -276,7 +242,7 @@ int SuggestOutcome::exit_code() const {
 SuggestOutcome run_suggest(const SuggestRequest& request) {
     SuggestOutcome outcome;
     Diagnostics diags;
-    auto options = derive_options(request.config, diags);
+    auto options = kernel_options(request.config, diags);
     auto config = options ? load_config(request.config, diags) : std::nullopt;
     if (config) outcome.model = kernel::derive(*config, *options, diags);
     if (!outcome.model) {
