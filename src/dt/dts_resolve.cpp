@@ -877,6 +877,14 @@ private:
         return !options_.chunk_paths.empty() && under_chunk_paths(bn);
     }
 
+    // Whether `bn` and what lies below it go into the Tree (see ResolveOptions::whole_tree).
+    bool subtree_wanted(const BNode& bn) const {
+        if (options_.whole_tree) return true;
+        const std::string& p = bn.fullpath;
+        if (p.find('/', 1) == std::string::npos) return true; // "/" and its children
+        return under_chunk_paths(bn);
+    }
+
     bool under_chunk_paths(const BNode& bn) const {
         if (options_.chunk_paths.empty()) return true;
         for (const auto& prefix : options_.chunk_paths) {
@@ -932,10 +940,10 @@ private:
         }
         std::size_t live_children = 0;
         for (const BNode* c : bn.children)
-            live_children += c->deleted ? 0 : 1;
+            live_children += !c->deleted && subtree_wanted(*c) ? 1 : 0;
         out.children.reserve(live_children);
         for (const BNode* c : bn.children)
-            if (!c->deleted) convert(*c, out.children.emplace_back());
+            if (!c->deleted && subtree_wanted(*c)) convert(*c, out.children.emplace_back());
     }
 };
 

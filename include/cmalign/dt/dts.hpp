@@ -168,6 +168,10 @@ struct ResolveOptions {
     // false: Node::where and Property::where are filled only for the root, its children and the
     // nodes under chunk_paths (every node when chunk_paths is empty); the rest stay unknown.
     bool all_locations = true;
+    // false: the Tree holds only the root, its children (with their properties) and the nodes
+    // under chunk_paths; deeper nodes elsewhere are checked as dtc does but left out. Converting
+    // them is most of resolve() and `check` reads nothing else.
+    bool whole_tree = true;
     // dtc -@: add /__symbols__ (and a phandle on every labelled node). Plugins (/plugin/) always
     // get /__fixups__ and /__local_fixups__, as dtc makes them.
     bool symbols = false;
