@@ -366,7 +366,10 @@ template <typename MakeEdits>
 Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::uint64_t alignment,
                  MakeEdits make_edits) {
     Plan plan;
-    bool blocking = false; // a size that cannot be fixed: the board gets no edit at all
+    // A size that cannot be fixed without breaking the board (overflow, no room once grown):
+    // the board gets no edit at all.
+    bool blocking = false;
+    std::vector<Diagnostic> edit_notes; // "written in an included file", only for edits kept
     std::vector<Interval> memory;
     for (const auto& m : rs.memory)
         if (m.range.size) memory.push_back(interval(m.range.base, m.range.size));
@@ -424,13 +427,14 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                 } else {
                     auto made = make_edits(r, ref, *prop, *new_size, *new_bytes);
                     if (made.problem) {
+                        // Written with a macro or an expression: this size is reported with the
+                        // value to write; the other pools of the board are still fixed.
                         plan.diagnostics.push_back(std::move(*made.problem));
                         plan.unfixable = true;
-                        blocking = true;
                     }
                     for (auto& e : made.edits) {
                         if (!tree.from_dtb && e.file != tree.input)
-                            plan.diagnostics.push_back(make_diag(
+                            edit_notes.push_back(make_diag(
                                 Severity::note, e.where, r.path, rs.input,
                                 fmt::format("the size of {} is written in the included file {}: "
                                             "{} → {} changes every board that includes it",
@@ -466,7 +470,10 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
             plan.unfixable = true;
         }
     }
-    if (blocking) plan.edits.clear();
+    if (blocking)
+        plan.edits.clear();
+    else
+        plan.diagnostics.insert(plan.diagnostics.end(), edit_notes.begin(), edit_notes.end());
     return plan;
 }
 

@@ -130,3 +130,16 @@ TEST_CASE("directories are searched for boards, and every board reports") {
     for (const auto& region : j["regions"]) inputs.insert(region["input"].get<std::string>());
     CHECK(inputs.size() == 2); // seed-board.dts and upstream-commit-example.dts; not the .dtsi
 }
+
+TEST_CASE("fix rewrites the literal size and reports the macro-written one on the same board") {
+    auto err = temp_path("fix-example.err");
+    auto r = run_cli("fix --diff " + board + " -c " + config_16k, err);
+    CHECK(r.exit_code == 1); // one size could not be rewritten
+    CHECK(r.out.find("-\t\t\tsize = <0x0 0x400000>;") != std::string::npos);
+    CHECK(r.out.find("+\t\t\tsize = <0x0 0x2000000>;") != std::string::npos);
+    CHECK(r.out.find("ACME_CAMERA_POOL_SIZE") == std::string::npos); // never rewritten
+    auto messages = read_file(err);
+    CHECK(messages.find("acme-soc.dtsi:32:30: error: ") != std::string::npos);
+    CHECK(messages.find("<0x0 0x2000000>") != std::string::npos); // the value to write by hand
+    std::filesystem::remove(err);
+}
