@@ -15,29 +15,39 @@ namespace {
 
 py::object to_python(const nlohmann::json& j) {
     switch (j.type()) {
-    case nlohmann::json::value_t::null: return py::none();
-    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return py::int_(j.get<long long>());
-    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<unsigned long long>());
-    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
-    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::null:
+        return py::none();
+    case nlohmann::json::value_t::boolean:
+        return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+        return py::int_(j.get<long long>());
+    case nlohmann::json::value_t::number_unsigned:
+        return py::int_(j.get<unsigned long long>());
+    case nlohmann::json::value_t::number_float:
+        return py::float_(j.get<double>());
+    case nlohmann::json::value_t::string:
+        return py::str(j.get_ref<const std::string&>());
     case nlohmann::json::value_t::array: {
         py::list out;
-        for (const auto& item : j) out.append(to_python(item));
+        for (const auto& item : j)
+            out.append(to_python(item));
         return out;
     }
     case nlohmann::json::value_t::object: {
         py::dict out;
-        for (const auto& [key, value] : j.items()) out[py::str(key)] = to_python(value);
+        for (const auto& [key, value] : j.items())
+            out[py::str(key)] = to_python(value);
         return out;
     }
-    default: return py::none();
+    default:
+        return py::none();
     }
 }
 
 std::vector<std::string> sets_from_dict(const std::map<std::string, std::string>& sets) {
     std::vector<std::string> out;
-    for (const auto& [name, value] : sets) out.push_back(name + "=" + value);
+    for (const auto& [name, value] : sets)
+        out.push_back(name + "=" + value);
     return out;
 }
 
@@ -73,10 +83,10 @@ py::object calc(std::vector<std::string> configs, std::map<std::string, std::str
                 std::optional<std::string> arch, std::optional<std::string> kernel_version,
                 std::optional<std::string> kernel_tree) {
     cmalign::Diagnostics diags;
-    auto model = cmalign::load_model(
-        config_options(std::move(configs), sets, std::move(arch), std::move(kernel_version),
-                       std::move(kernel_tree)),
-        diags);
+    auto model =
+        cmalign::load_model(config_options(std::move(configs), sets, std::move(arch),
+                                           std::move(kernel_version), std::move(kernel_tree)),
+                            diags);
     if (!model || diags.has_errors()) raise_first_error(diags);
     return to_python(cmalign::kernel::to_json(*model));
 }

@@ -40,7 +40,8 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
 dt::ResolveOptions reservation_resolve_options();
 
 // Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
-void for_each_input(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& visit);
+void for_each_input(std::size_t count, unsigned jobs,
+                    const std::function<void(std::size_t)>& visit);
 
 struct CheckRequest {
     std::vector<std::string> inputs; // files and directories
@@ -54,8 +55,8 @@ struct CheckRequest {
 
 struct CheckOutcome {
     std::optional<kernel::Model> model;
-    std::vector<checks::Result> results;      // one per input that could be read, input order
-    std::vector<Diagnostic> input_errors;     // inputs that could not be read or parsed
+    std::vector<checks::Result> results;        // one per input that could be read, input order
+    std::vector<Diagnostic> input_errors;       // inputs that could not be read or parsed
     std::vector<Diagnostic> config_diagnostics; // problems in the configuration itself
     std::size_t inputs = 0;
 

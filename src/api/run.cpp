@@ -91,17 +91,21 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
     return dt::load_dts(path, options, cache, diags, resolve);
 }
 
-void for_each_input(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& visit) {
+void for_each_input(std::size_t count, unsigned jobs,
+                    const std::function<void(std::size_t)>& visit) {
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < count;) visit(i);
+        for (std::size_t i; (i = next.fetch_add(1)) < count;)
+            visit(i);
     };
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, count)));
     std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    for (unsigned t = 1; t < jobs; ++t)
+        threads.emplace_back(worker);
     worker();
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+        t.join();
 }
 
 CheckOutcome run_check(const CheckRequest& request) {

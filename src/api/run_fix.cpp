@@ -58,7 +58,6 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
     return out;
 }
 
-
 std::string cells_of_bytes(std::string_view bytes) {
     std::string out = "<";
     for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {

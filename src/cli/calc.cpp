@@ -13,8 +13,7 @@ void register_calc(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("text");
     add_config_options(*cmd, *options);
-    cmd->add_option("--format", *format, "text or json")
-        ->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
     cmd->callback([options, format, &exit_code] {
         Diagnostics diags;
         auto model = load_model(*options, diags);
@@ -31,9 +30,8 @@ void register_calc(CLI::App& app, int& exit_code) {
             Diagnostics reading;
             for (const auto& d : diags.items()) {
                 bool in_model = std::any_of(
-                    model->diagnostics.begin(), model->diagnostics.end(), [&](const auto& m) {
-                        return m.message == d.message && m.where == d.where;
-                    });
+                    model->diagnostics.begin(), model->diagnostics.end(),
+                    [&](const auto& m) { return m.message == d.message && m.where == d.where; });
                 if (!in_model) reading.add(d);
             }
             print_diagnostics(reading);

@@ -29,10 +29,12 @@ void register_check(CLI::App& app, int& exit_code) {
         ->required();
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs, "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--bootargs", request->checks.bootargs,
+                    "kernel command line (overrides /chosen/bootargs)");
     // -W/-E keep command-line order (later wins, as in dtc): each value is handled as parsed.
     cmd->add_option_function<std::string>(
-           "-W", [request, switch_errors](const std::string& v) {
+           "-W",
+           [request, switch_errors](const std::string& v) {
                if (auto s = checks::parse_switch('W', v, *switch_errors))
                    request->checks.switches.push_back(*s);
            },
@@ -40,7 +42,8 @@ void register_check(CLI::App& app, int& exit_code) {
         ->trigger_on_parse()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option_function<std::string>(
-           "-E", [request, switch_errors](const std::string& v) {
+           "-E",
+           [request, switch_errors](const std::string& v) {
                if (auto s = checks::parse_switch('E', v, *switch_errors))
                    request->checks.switches.push_back(*s);
            },
@@ -69,7 +72,8 @@ void register_check(CLI::App& app, int& exit_code) {
         auto outcome = run_check(*request);
         if (show_progress && outcome.inputs > 1) std::fputs("\r\033[K", stderr);
         if (!outcome.model) {
-            for (const auto& d : outcome.config_diagnostics) std::cerr << format_gcc(d) << '\n';
+            for (const auto& d : outcome.config_diagnostics)
+                std::cerr << format_gcc(d) << '\n';
             exit_code = exit_input_error;
             return;
         }
@@ -87,7 +91,8 @@ void register_check(CLI::App& app, int& exit_code) {
             if (!base_dir->empty()) options.base_dir = *base_dir;
             std::cout << report::sarif(all, options).dump(2) << '\n';
         } else {
-            for (const auto& d : outcome.config_diagnostics) std::cerr << format_gcc(d) << '\n';
+            for (const auto& d : outcome.config_diagnostics)
+                std::cerr << format_gcc(d) << '\n';
             report::TextOptions options;
             options.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
             // Findings go to stdout; inputs that could not be read are errors of the run (stderr).
@@ -104,15 +109,15 @@ void register_check(CLI::App& app, int& exit_code) {
             for (const auto& r : outcome.results)
                 if (r.failed(request->checks.werror)) ++failing;
             auto summary = report::summary_line(all);
-            std::cerr << fmt::format("{} input{} checked against {} {} (CMA alignment {}){}{}\n",
-                                     outcome.inputs, outcome.inputs == 1 ? "" : "s",
-                                     kernel::to_string(outcome.model->arch),
-                                     outcome.model->version.str(),
-                                     outcome.model->cma_min_alignment_bytes
-                                         ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
-                                         : std::string("decided at boot"),
-                                     summary.empty() ? ": no findings" : ": " + summary,
-                                     failing ? fmt::format(", {} failing", failing) : "");
+            std::cerr << fmt::format(
+                "{} input{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,
+                outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
+                outcome.model->version.str(),
+                outcome.model->cma_min_alignment_bytes
+                    ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
+                    : std::string("decided at boot"),
+                summary.empty() ? ": no findings" : ": " + summary,
+                failing ? fmt::format(", {} failing", failing) : "");
         }
 
         if (outcome.unusable_input()) {
@@ -120,7 +125,8 @@ void register_check(CLI::App& app, int& exit_code) {
             return;
         }
         bool failed = false;
-        for (const auto& r : outcome.results) failed = failed || r.failed(request->checks.werror);
+        for (const auto& r : outcome.results)
+            failed = failed || r.failed(request->checks.werror);
         exit_code = failed ? exit_findings : exit_clean;
     });
 }

@@ -8,8 +8,9 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
     cmd.add_option("-c,--config", options.config_files,
                    "a .config, defconfig or fragment; repeatable, later files win");
     cmd.add_option("--set", options.sets, "CONFIG_X=VALUE applied after all files; repeatable");
-    cmd.add_option("--arch", options.arch,
-                   "arm64, arm, x86_64, x86, riscv, powerpc, loongarch, mips (default: from the config)");
+    cmd.add_option(
+        "--arch", options.arch,
+        "arm64, arm, x86_64, x86, riscv, powerpc, loongarch, mips (default: from the config)");
     cmd.add_option("--kernel-version", options.kernel_version,
                    "X.Y[.Z] whose rules apply (default: config header, --kernel-tree, newest)");
     cmd.add_option("--kernel-tree", options.kernel_tree, "a kernel source tree")
@@ -17,7 +18,8 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
 }
 
 void print_diagnostics(const Diagnostics& diags) {
-    for (const auto& d : diags.items()) std::cerr << format_gcc(d) << '\n';
+    for (const auto& d : diags.items())
+        std::cerr << format_gcc(d) << '\n';
 }
 
 } // namespace cmalign::cli

@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cmalign/api.hpp"
-#include "cmalign/run.hpp"
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/run.hpp"
 
 namespace cmalign::cli {
 

@@ -8,9 +8,12 @@ namespace cmalign {
 
 const char* to_string(Severity s) {
     switch (s) {
-    case Severity::note: return "note";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
+    case Severity::note:
+        return "note";
+    case Severity::warning:
+        return "warning";
+    case Severity::error:
+        return "error";
     }
     return "error";
 }
@@ -25,11 +28,13 @@ void Diagnostics::note(Location where, std::string message, std::string check) {
     add({Severity::note, std::move(where), std::move(check), std::move(message), {}, {}, {}});
 }
 
-bool Diagnostics::has_errors() const { return count(Severity::error) > 0; }
+bool Diagnostics::has_errors() const {
+    return count(Severity::error) > 0;
+}
 
 std::size_t Diagnostics::count(Severity s) const {
-    return static_cast<std::size_t>(
-        std::count_if(items_.begin(), items_.end(), [s](const auto& d) { return d.severity == s; }));
+    return static_cast<std::size_t>(std::count_if(items_.begin(), items_.end(),
+                                                  [s](const auto& d) { return d.severity == s; }));
 }
 
 void Diagnostics::append(const Diagnostics& other) {

@@ -33,11 +33,16 @@ std::optional<KernelVersion> KernelVersion::parse(std::string_view text) {
 }
 
 std::string KernelVersion::str() const {
-    return has_patch ? fmt::format("{}.{}.{}", major, minor, patch) : fmt::format("{}.{}", major, minor);
+    return has_patch ? fmt::format("{}.{}.{}", major, minor, patch)
+                     : fmt::format("{}.{}", major, minor);
 }
 
-KernelVersion newest_modelled_version() { return KernelVersion{7, 0, 0, false}; }
-KernelVersion oldest_modelled_version() { return KernelVersion{5, 10, 0, false}; }
+KernelVersion newest_modelled_version() {
+    return KernelVersion{7, 0, 0, false};
+}
+KernelVersion oldest_modelled_version() {
+    return KernelVersion{5, 10, 0, false};
+}
 
 std::string VersionRange::str() const {
     bool open_low = first_major == 0;

@@ -34,11 +34,13 @@ TEST_CASE("check JSON follows the contract") {
     CHECK(j["alignment"]["cma_min_alignment_bytes"] == 32u << 20);
     REQUIRE(j["regions"].size() == 3);
     for (const auto& region : j["regions"])
-        for (const char* key : {"input", "file", "line", "node", "compatible", "kind", "reusable",
-                                "no_map", "cma_default", "base", "size", "alignment", "alloc_ranges"})
+        for (const char* key :
+             {"input", "file", "line", "node", "compatible", "kind", "reusable", "no_map",
+              "cma_default", "base", "size", "alignment", "alloc_ranges"})
             CHECK_MESSAGE(region.contains(key), key);
     std::set<std::string> kinds;
-    for (const auto& region : j["regions"]) kinds.insert(region["kind"].get<std::string>());
+    for (const auto& region : j["regions"])
+        kinds.insert(region["kind"].get<std::string>());
     CHECK(kinds == std::set<std::string>{"cma", "static"});
     const auto& vdec = j["regions"][0];
     CHECK(vdec["node"] == "/reserved-memory/vdec-pool");
@@ -46,8 +48,8 @@ TEST_CASE("check JSON follows the contract") {
     CHECK(vdec["size"] == 4u << 20);
     REQUIRE(j["diagnostics"].size() == 2);
     for (const auto& d : j["diagnostics"]) {
-        for (const char* key : {"input", "file", "line", "column", "severity", "check", "message",
-                                "node", "fix"})
+        for (const char* key :
+             {"input", "file", "line", "column", "severity", "check", "message", "node", "fix"})
             CHECK_MESSAGE(d.contains(key), key);
         CHECK(d["severity"] == "error");
         CHECK(d["fix"]["new"] == 32u << 20);
@@ -57,7 +59,8 @@ TEST_CASE("check JSON follows the contract") {
 
 TEST_CASE("-W/-E switch checks as dtc does") {
     CHECK(run_cli("check -Wno-cma-size-alignment " + board + " -c " + config_16k).exit_code == 0);
-    CHECK(run_cli("check -Wno-cma-size-alignment -W cma-size-alignment " + board + " -c " + config_16k)
+    CHECK(run_cli("check -Wno-cma-size-alignment -W cma-size-alignment " + board + " -c " +
+                  config_16k)
               .exit_code == 1);
     CHECK(run_cli("check -Wno-no-such-check " + board + " -c " + config_16k).exit_code == 2);
 }
@@ -104,7 +107,8 @@ TEST_CASE("bad DTS input is a located error and exit 2, never a crash") {
     // Deep nesting and a huge line.
     {
         std::string deep = "/dts-v1/;\n/ {\n";
-        for (int i = 0; i < 100000; ++i) deep += "n {";
+        for (int i = 0; i < 100000; ++i)
+            deep += "n {";
         auto path = (dir / "deep.dts").string();
         std::ofstream(path) << deep;
         CHECK(run_cli("check " + path + " -c " + config_16k).exit_code == 2);
@@ -127,7 +131,8 @@ TEST_CASE("directories are searched for boards, and every board reports") {
     CHECK(r.exit_code == 1);
     auto j = nlohmann::json::parse(r.out);
     std::set<std::string> inputs;
-    for (const auto& region : j["regions"]) inputs.insert(region["input"].get<std::string>());
+    for (const auto& region : j["regions"])
+        inputs.insert(region["input"].get<std::string>());
     CHECK(inputs.size() == 2); // seed-board.dts and upstream-commit-example.dts; not the .dtsi
 }
 

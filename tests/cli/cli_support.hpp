@@ -25,7 +25,8 @@ inline Run run_cli(const std::string& args, const std::string& err_file = "/dev/
     REQUIRE(pipe != nullptr);
     std::array<char, 4096> buffer{};
     size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+        r.out.append(buffer.data(), n);
     int status = pclose(pipe);
     REQUIRE(WIFEXITED(status)); // never a signal
     r.exit_code = WEXITSTATUS(status);

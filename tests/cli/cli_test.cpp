@@ -36,11 +36,13 @@ TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON") 
 }
 
 TEST_CASE("calc JSON has every contract key") {
-    auto r = run_cli("calc --format json -c " CMALIGN_SOURCE_DIR "/examples/configs/arm64-16k.config");
+    auto r =
+        run_cli("calc --format json -c " CMALIGN_SOURCE_DIR "/examples/configs/arm64-16k.config");
     REQUIRE(r.exit_code == 0);
     auto j = nlohmann::json::parse(r.out);
-    for (const char* key : {"kernel_version", "arch", "page_size", "max_page_order", "pageblock_order",
-                            "cma_min_alignment_bytes", "derivation", "assumptions", "diagnostics"})
+    for (const char* key :
+         {"kernel_version", "arch", "page_size", "max_page_order", "pageblock_order",
+          "cma_min_alignment_bytes", "derivation", "assumptions", "diagnostics"})
         CHECK_MESSAGE(j.contains(key), key);
     CHECK(j["kernel_version"] == "6.12.117"); // from the config header
     CHECK(j["arch"] == "arm64");
@@ -105,7 +107,8 @@ TEST_CASE("config merges files like merge_config.sh and warns about redefinition
     auto warnings = read_file(err);
     CHECK(warnings.find(a + ":2") != std::string::npos);
     CHECK(warnings.find(b + ":2") != std::string::npos);
-    for (const auto& p : {a, b, err}) std::filesystem::remove(p);
+    for (const auto& p : {a, b, err})
+        std::filesystem::remove(p);
 }
 
 TEST_CASE("table JSON rows follow the contract") {
@@ -114,10 +117,13 @@ TEST_CASE("table JSON rows follow the contract") {
     auto rows = nlohmann::json::parse(r.out)["rows"];
     REQUIRE(rows.size() > 10);
     for (const auto& row : rows)
-        for (const char* key : {"page_size", "max_page_order", "pageblock_order",
-                                "cma_min_alignment_bytes", "hugetlb", "thp", "page_block_max_order"})
+        for (const char* key :
+             {"page_size", "max_page_order", "pageblock_order", "cma_min_alignment_bytes",
+              "hugetlb", "thp", "page_block_max_order"})
             CHECK_MESSAGE(row.contains(key), key);
     // Before 6.16 there is no page block option: the column is null.
-    auto old = nlohmann::json::parse(run_cli("table --arch arm64 --kernel-version 6.12 --format json").out);
-    for (const auto& row : old["rows"]) CHECK(row["page_block_max_order"].is_null());
+    auto old = nlohmann::json::parse(
+        run_cli("table --arch arm64 --kernel-version 6.12 --format json").out);
+    for (const auto& row : old["rows"])
+        CHECK(row["page_block_max_order"].is_null());
 }

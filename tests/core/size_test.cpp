@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/core/version.hpp"
-#include "cmalign/core/diagnostic.hpp"
 
 using namespace cmalign;
 

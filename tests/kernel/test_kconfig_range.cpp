@@ -24,7 +24,8 @@ std::optional<std::string> xz_text(const fs::path& p) {
     std::string out;
     char buffer[65536];
     size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        out.append(buffer, n);
     if (pclose(pipe) != 0) return std::nullopt;
     return out;
 }
@@ -61,7 +62,8 @@ TEST_CASE("out-of-range ARCH_FORCE_MAX_ORDER requests end where the real kconfig
         ++checked;
         if (!status["CONFIG_ARCH_FORCE_MAX_ORDER"]["applied"].get<bool>()) ++out_of_range;
     }
-    MESSAGE(checked << " requested max orders checked, " << out_of_range << " of them out of range");
+    MESSAGE(checked << " requested max orders checked, " << out_of_range
+                    << " of them out of range");
     CHECK(out_of_range >= 4); // 6.1 and 6.12 cases on both sides of the v6.8 change
 }
 
@@ -74,14 +76,16 @@ TEST_CASE("the v6.7/v6.8 kconfig change: out-of-range ints fall back, then clamp
         Diagnostics diags;
         for (const char* s : {"CONFIG_PPC64=y", "CONFIG_PPC_BOOK3S_64=y", "CONFIG_PPC_64K_PAGES=y"})
             REQUIRE(kconfig::apply_set(s, config, diags));
-        REQUIRE(kconfig::apply_set(std::string("CONFIG_ARCH_FORCE_MAX_ORDER=") + value, config, diags));
+        REQUIRE(
+            kconfig::apply_set(std::string("CONFIG_ARCH_FORCE_MAX_ORDER=") + value, config, diags));
         kernel::Options options;
         options.arch = kernel::Arch::powerpc;
         options.version = KernelVersion::parse(version);
         auto model = kernel::derive(config, options, diags);
         REQUIRE(model);
         bool warned = false;
-        for (const auto& d : model->diagnostics) warned = warned || d.check == "kernel-config-range";
+        for (const auto& d : model->diagnostics)
+            warned = warned || d.check == "kernel-config-range";
         CHECK(warned);
         return model->max_page_order;
     };

@@ -14,7 +14,8 @@ struct KernelVersion {
     int patch = 0;
     bool has_patch = false; // "6.12" vs "6.12.0": kept so we print what the user gave
 
-    static std::optional<KernelVersion> parse(std::string_view text); // "6.12", "6.12.117", "6.12.0-rc3"
+    static std::optional<KernelVersion>
+    parse(std::string_view text); // "6.12", "6.12.117", "6.12.0-rc3"
     std::string str() const;
 
     // Ordering ignores has_patch: 6.12 == 6.12.0.
