@@ -6,6 +6,8 @@
 // SKIPs when the kernel tree, cpp or dtc is absent.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -27,10 +29,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kernel_tree = fs::path(CMALIGN_KERNEL_SRC_DIR) / "linux-source-6.12";
-
-bool have_tool(const char* name) {
-    return std::system((std::string("command -v ") + name + " >/dev/null 2>&1").c_str()) == 0;
-}
 
 std::string run_capture(const std::string& command) {
     std::string out;
@@ -107,11 +105,11 @@ bool lost_pool(const checks::Result& r, const std::string& node) {
 
 } // namespace
 
-TEST_CASE("real arm64 boards (DTB): which CMA pools 6.12 keeps with 4K/16K/64K pages") {
-    if (!fs::is_directory(kernel_tree) || !have_tool("cpp") || !have_tool("dtc")) {
-        MESSAGE("SKIP: needs " << kernel_tree.string() << ", cpp and dtc");
+TEST_CASE("real arm64 boards (DTB): which CMA pools 6.12 keeps with 4K/16K/64K pages" *
+          CMALIGN_REAL_MATERIAL(kernel_tree)) {
+    if (!test::have_material(kernel_tree) || !test::have_program("cpp") ||
+        !test::have_program("dtc"))
         return;
-    }
     fs::path out = fs::temp_directory_path() / ("cmalign-real-" + std::to_string(::getpid()));
     fs::create_directories(out);
     const kernel::Model models[3] = {test::arm64_612(4096), test::arm64_612(16384),
@@ -166,11 +164,9 @@ TEST_CASE("real arm64 boards (DTB): which CMA pools 6.12 keeps with 4K/16K/64K p
     fs::remove_all(out);
 }
 
-TEST_CASE("real arm64 boards (DTS): the same pools, located in the source that wrote them") {
-    if (!fs::is_directory(kernel_tree)) {
-        MESSAGE("SKIP: needs " << kernel_tree.string());
-        return;
-    }
+TEST_CASE("real arm64 boards (DTS): the same pools, located in the source that wrote them" *
+          CMALIGN_REAL_MATERIAL(kernel_tree)) {
+    if (!test::have_material(kernel_tree)) return;
     const auto m16 = test::arm64_612(16384);
     for (const auto& e : samples) {
         if (std::string(e.pool).empty() || !e.lost[1]) continue;

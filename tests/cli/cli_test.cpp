@@ -1,6 +1,8 @@
 // The CLI as scripts use it: exit codes and the contract's JSON.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,12 +13,11 @@
 
 using namespace cli_test;
 
-TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON") {
-    std::ifstream in(std::string(CMALIGN_SHARED_DIR) + "/testdata/calc-cases.json");
-    if (!in) {
-        MESSAGE("shared/testdata not found; skipped");
-        return;
-    }
+TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON" *
+          CMALIGN_REAL_MATERIAL(std::string(CMALIGN_SHARED_DIR) + "/testdata/calc-cases.json")) {
+    const std::string cases_path = std::string(CMALIGN_SHARED_DIR) + "/testdata/calc-cases.json";
+    if (!cmalign::test::have_material(cases_path)) return;
+    std::ifstream in(cases_path);
     auto cases = nlohmann::json::parse(in)["cases"];
     REQUIRE(cases.size() >= 6);
     for (const auto& c : cases) {

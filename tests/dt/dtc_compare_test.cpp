@@ -12,6 +12,8 @@
 // &{label/path} that dtc 1.6 rejects).
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -44,10 +46,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kernel_root = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
-
-bool have_tool(const char* name) {
-    return std::system(fmt::format("command -v {} >/dev/null 2>&1", name).c_str()) == 0;
-}
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -318,15 +316,8 @@ std::vector<BoardResult> run_all(const std::vector<std::pair<fs::path, std::stri
 }
 
 bool environment_ready() {
-    if (!fs::is_directory(kernel_root + "/arch")) {
-        MESSAGE("SKIP: no kernel tree at " << kernel_root);
-        return false;
-    }
-    if (!have_tool("cpp") || !have_tool(dtc_program().c_str())) {
-        MESSAGE("SKIP: cpp or dtc not installed");
-        return false;
-    }
-    return true;
+    return cmalign::test::have_material(kernel_root + "/arch") &&
+           cmalign::test::have_program("cpp") && cmalign::test::have_program(dtc_program().c_str());
 }
 
 Mode mode_from_env() {
@@ -390,7 +381,8 @@ void report(const std::vector<BoardResult>& results, const Mode& mode, const Tim
 
 } // namespace
 
-TEST_CASE("dts vs dtc: a sample of the kernel's boards build the same tree") {
+TEST_CASE("dts vs dtc: a sample of the kernel's boards build the same tree" *
+          CMALIGN_REAL_MATERIAL(kernel_root)) {
     if (std::getenv("CMALIGN_DTC_COMPARE")) {
         MESSAGE("sample skipped: the full comparison runs instead");
         return;
@@ -422,7 +414,8 @@ TEST_CASE("dts vs dtc: a sample of the kernel's boards build the same tree") {
     }
 }
 
-TEST_CASE("dts vs dtc: every board (CMALIGN_DTC_COMPARE=all|arm64,arm,...)") {
+TEST_CASE("dts vs dtc: every board (CMALIGN_DTC_COMPARE=all|arm64,arm,...)" *
+          CMALIGN_REAL_MATERIAL(kernel_root)) {
     const char* what = std::getenv("CMALIGN_DTC_COMPARE");
     if (!what) return;
     if (!environment_ready()) return;

@@ -2,6 +2,8 @@
 // is scripts/compare-preprocessor.py). Skips when the kernel sources or cpp are absent.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -58,16 +60,12 @@ std::optional<std::string> run_cpp(const std::string& tree, const std::string& b
 
 } // namespace
 
-TEST_CASE("real boards: same tokens as cpp -x assembler-with-cpp") {
+TEST_CASE("real boards: same tokens as cpp -x assembler-with-cpp" *
+          CMALIGN_REAL_MATERIAL(std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12")) {
     const std::string tree = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
-    if (!fs::exists(tree + "/arch/arm64/boot/dts")) {
-        MESSAGE("kernel sources not found under " << tree << "; skipped");
+    if (!cmalign::test::have_material(tree + "/arch/arm64/boot/dts") ||
+        !cmalign::test::have_program("cpp"))
         return;
-    }
-    if (std::system("cpp --version >/dev/null 2>&1") != 0) {
-        MESSAGE("cpp not installed; skipped");
-        return;
-    }
     std::vector<std::string> sample;
     for (const char* arch : {"arm64", "arm", "riscv"}) {
         std::vector<std::string> boards;

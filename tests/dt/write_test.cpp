@@ -1,6 +1,8 @@
 // Tree output: contract JSON and DTS text (which must compile back to the same tree).
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,10 +126,7 @@ TEST_CASE("write: DTS text is what dtc would print and parses back to the same t
 }
 
 TEST_CASE("write: dtc compiles our DTS output to the same bytes") {
-    if (std::system("command -v dtc >/dev/null 2>&1") != 0) {
-        MESSAGE("SKIP: dtc not installed");
-        return;
-    }
+    if (!cmalign::test::have_program("dtc")) return;
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / "cmalign-write-test";
     fs::create_directories(dir);

@@ -2,6 +2,8 @@
 // macros, overflow), merging, atomic writes, unified diffs accepted by patch and git apply.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <algorithm>
 
 #include "cmalign/checks/checks.hpp"
@@ -71,10 +73,7 @@ TEST_CASE("rewrite_literal keeps the number's style") {
 
 TEST_CASE("the upstream example: 4 MiB becomes 32 MiB on 16K pages, every other byte identical") {
     std::string seed = std::string(CMALIGN_SHARED_DIR) + "/testdata/seed-example.dts";
-    if (!fs::exists(seed)) {
-        MESSAGE("shared/testdata not found; skipped");
-        return;
-    }
+    if (!cmalign::test::have_material(seed)) return;
     TempDir dir("seed");
     std::string path = dir / "seed-example.dts";
     fs::copy_file(seed, path);
@@ -294,10 +293,7 @@ TEST_CASE("a write that cannot happen leaves the file as it was") {
         // Root ignores directory permissions: then run the CLI as nobody through setpriv.
         std::string prefix;
         if (::geteuid() == 0) {
-            if (run_shell("command -v setpriv").exit_code != 0) {
-                MESSAGE("running as root without setpriv; skipped");
-                return;
-            }
+            if (!cmalign::test::have_program("setpriv")) return;
             prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
         }
         write_file(dir / "ro/b.dts", body);
@@ -428,10 +424,7 @@ TEST_CASE("dynamic pools: a small `alignment` property is left alone") {
 
 TEST_CASE("DTB in, DTB out through libfdt") {
     std::string seed = std::string(CMALIGN_SHARED_DIR) + "/testdata/seed-example.dts";
-    if (!fs::exists(seed) || run_shell("command -v dtc").exit_code != 0) {
-        MESSAGE("seed example or dtc missing; skipped");
-        return;
-    }
+    if (!cmalign::test::have_material(seed) || !cmalign::test::have_program("dtc")) return;
     TempDir dir("dtb");
     REQUIRE(run_shell("dtc -q -I dts -O dtb -o " + (dir / "b.dtb") + " " + seed).exit_code == 0);
     std::string before = read_file(dir / "b.dtb");
@@ -538,10 +531,7 @@ TEST_CASE("bulk: a .dtsi shared by several boards, reached by two spellings, is 
 
 TEST_CASE(
     "--diff hunks are exactly those of diff -u (several hunks, merged context, no final newline)") {
-    if (run_shell("command -v diff").exit_code != 0) {
-        MESSAGE("diff missing; skipped");
-        return;
-    }
+    if (!cmalign::test::have_program("diff")) return;
     TempDir dir("hunks");
     std::string pools;
     for (int i = 0; i < 12; ++i) {

@@ -2,6 +2,8 @@
 // Every suggestion is checked again through `cmalign calc` with its changes applied.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "cmalign/fix/suggest.hpp"
@@ -128,7 +130,7 @@ TEST_CASE("before 6.16 only the page size helps a 16K kernel, and suggest says s
 
 TEST_CASE("suggest CLI: files, --target-alignment, already valid, nothing helps") {
     std::string seed = std::string(CMALIGN_SHARED_DIR) + "/testdata/seed-example.dts";
-    if (fs::exists(seed)) {
+    if (cmalign::test::have_material(seed)) {
         auto r = run_cli("suggest " + seed + " -c " + config_16k() +
                          " --kernel-version 6.16 --format json");
         REQUIRE(r.exit_code == 0);

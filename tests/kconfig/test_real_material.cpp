@@ -3,6 +3,8 @@
 // with an independent, line-prefix reading done here.
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -133,12 +135,10 @@ std::vector<fs::path> sorted_glob(const fs::path& dir, auto predicate) {
 } // namespace
 
 TEST_CASE("oracle .config files: no diagnostics, same symbols as an independent reading, "
-          "oracle values") {
+          "oracle values" *
+          CMALIGN_REAL_MATERIAL(oracle_dir / "configs")) {
     const fs::path configs = oracle_dir / "configs";
-    if (!fs::is_directory(configs)) {
-        MESSAGE("skipped: no " << configs);
-        return;
-    }
+    if (!cmalign::test::have_material(configs)) return;
     std::map<std::string, Config> by_id;
     long long slowest_us = 0;
     for (const auto& path : sorted_glob(
@@ -200,14 +200,12 @@ TEST_CASE("oracle .config files: no diagnostics, same symbols as an independent 
     CHECK(checked_symbols > 400);
 }
 
-TEST_CASE("oracle fragments merged over their base .config") {
+TEST_CASE("oracle fragments merged over their base .config" *
+          CMALIGN_REAL_MATERIAL(oracle_dir / "fragments")) {
     // 6.12-arm64-16k-default: "# CONFIG_ARM64_4K_PAGES is not set" over the 4k .config.
     const fs::path base = oracle_dir / "configs" / "6.12-arm64-4k-default.config.xz";
     const fs::path frag = oracle_dir / "fragments" / "6.12-arm64-16k-default.frag";
-    if (!fs::exists(base) || !fs::exists(frag)) {
-        MESSAGE("skipped: oracle material absent");
-        return;
-    }
+    if (!cmalign::test::have_material(base) || !cmalign::test::have_material(frag)) return;
     Config c;
     Diagnostics d;
     REQUIRE(cmalign::kconfig::read_fragment(read_xz(base), "base.config", c, d));
@@ -224,14 +222,12 @@ TEST_CASE("oracle fragments merged over their base .config") {
     CHECK(d.items()[1].message.find(frag.string() + ":4") != std::string::npos);
 }
 
-TEST_CASE("every defconfig and config fragment of the kernel trees") {
+TEST_CASE("every defconfig and config fragment of the kernel trees" *
+          CMALIGN_REAL_MATERIAL(fs::path(CMALIGN_KERNEL_SRC_DIR) / "linux-source-6.12")) {
     int files = 0, symbols = 0, unquoted = 0;
     for (const char* tree : {"linux-source-6.12", "linux-source-6.1"}) {
         const fs::path root = fs::path(CMALIGN_KERNEL_SRC_DIR) / tree;
-        if (!fs::is_directory(root / "arch")) {
-            MESSAGE("skipped: no " << root);
-            continue;
-        }
+        if (!cmalign::test::have_material(root / "arch")) continue;
         std::vector<fs::path> inputs;
         for (const auto& arch : fs::directory_iterator(root / "arch")) {
             for (auto& p : sorted_glob(arch.path() / "configs", [](const fs::path& q) {

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 import cmalign
+from material import needs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("CMALIGN_SHARED_DIR", ROOT.parent / "shared"))
@@ -21,7 +22,7 @@ def test_error_is_a_value_error():
     assert issubclass(cmalign.Error, ValueError)
 
 
-@pytest.mark.skipif(not (SHARED / "testdata/calc-cases.json").exists(), reason="no shared/")
+@needs(SHARED / "testdata/calc-cases.json")
 def test_calc_cases_of_the_upstream_commit():
     cases = json.loads((SHARED / "testdata/calc-cases.json").read_text())["cases"]
     for case in cases:

@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 import cmalign
+from material import needs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("CMALIGN_SHARED_DIR", ROOT.parent / "shared"))
@@ -15,7 +16,7 @@ CLI = os.environ.get("CMALIGN_CLI")
 CONFIG = str(ROOT / "examples/configs/arm64-16k.config")
 SEED = SHARED / "testdata/seed-example.dts"
 
-pytestmark = pytest.mark.skipif(not SEED.exists(), reason="no shared/testdata")
+pytestmark = needs(SEED)
 
 
 def test_plan_only_writes_nothing(tmp_path):
