@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
     auto& counters = cmalign::test::material_counters();
     // Said on every run so a log shows how much of it touched real material.
     std::cout << "real material: " << counters.present << " present, " << counters.missing
-              << " missing" << (counters.missing ? " (those checks were skipped)" : "") << '\n';
+              << " missing"
+              << (counters.missing == 0                ? ""
+                  : cmalign::test::material_required() ? " (required: those checks failed)"
+                                                       : " (those checks were skipped)")
+              << '\n';
     return result;
 }
