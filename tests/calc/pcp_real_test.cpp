@@ -1,0 +1,222 @@
+// `cmalign pcp` end to end on real material: the development machine's /proc/zoneinfo, its
+// /proc/config.gz and its vm sysctls (tests/data/pcp, Linux 6.18.44 x86_64), and the Debian
+// 6.12 tree's arm64 defconfig for the RZ/G3S figures of issue 8.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cmalign/tune.hpp"
+
+using namespace cmalign;
+
+namespace {
+
+const std::string data = std::string(CMALIGN_TEST_DATA) + "/pcp/";
+const std::string zoneinfo = data + "x86_64-6.18-vm.zoneinfo";
+const std::string config = data + "x86_64-6.18-vm.config";
+const std::string sysctls = data + "x86_64-6.18-vm.sysctl";
+const std::string arm64_defconfig =
+    std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12/arch/arm64/configs/defconfig";
+
+std::string messages(const Diagnostics& d) {
+    std::string s;
+    for (const auto& item : d.items())
+        s += format_gcc(item) + "\n";
+    return s;
+}
+
+const calc::ZoneResult& zone(const PcpOutcome& o, calc::ZoneType t) {
+    for (const auto& z : o.result.zones)
+        if (z.type == t && z.populated) return z;
+    FAIL("zone missing");
+    return o.result.zones.front();
+}
+
+} // namespace
+
+TEST_CASE("the running kernel's zoneinfo is reproduced exactly") {
+    PcpRequest r;
+    r.config.config_files = {config};
+    r.zoneinfo = zoneinfo;
+    r.sysctl_file = sysctls;
+    auto o = run_pcp(r);
+    REQUIRE_MESSAGE(o.exit_code() != 2, messages(o.diags));
+    REQUIRE(o.zoneinfo);
+    CHECK(o.model->version == KernelVersion{6, 18, 44, true});
+    CHECK(o.input.thp == calc::ThpMode::madvise);
+    CHECK(o.input.cpus_per_node == 2);
+    // Every value the file reports (batch, high_min, high_max, min/low/high/promo, protection)
+    // matches.
+    for (const auto& d : o.differences)
+        MESSAGE(d.zone << " " << d.field << ": file " << d.reported << ", computed " << d.computed);
+    CHECK(o.differences.empty());
+    CHECK(o.exit_code() == 0);
+    // vm.min_free_kbytes of the board = the THP recommendation: 512 pages * 3 zones * 11 =
+    // 16896 pages = 67584 KiB.
+    CHECK(o.result.min_free_kbytes == 67584);
+    CHECK(o.result.thp_raised);
+    REQUIRE(o.sysctls.size() == 4);
+    for (const auto& s : o.sysctls)
+        CHECK_MESSAGE(!s.differs, s.name);
+    // The comparison did look at values: every populated zone has pagesets and watermarks.
+    std::size_t compared = 0;
+    for (const auto& z : o.zoneinfo->zones)
+        compared += z.cpus.size() + (z.min ? 1 : 0) + z.protection.size();
+    CHECK(compared > 20);
+}
+
+TEST_CASE("the same figures from --zone values alone") {
+    Diagnostics d;
+    auto parsed = calc::parse_zoneinfo(zoneinfo, d);
+    REQUIRE(parsed);
+    PcpRequest r;
+    r.config.config_files = {config};
+    for (const auto& z : parsed->zones)
+        if (*z.managed > 0) r.zones.push_back(z.name + "=" + std::to_string(*z.managed * 4096));
+    REQUIRE(r.zones.size() == 3); // DMA, DMA32, Normal
+    r.cpus = parsed->online_cpus();
+    auto o = run_pcp(r);
+    REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+    CHECK(o.result.min_free_kbytes == 67584);
+    auto diffs = calc::compare(*parsed, o.result);
+    for (const auto& diff : diffs)
+        MESSAGE(diff.zone << " " << diff.field << ": " << diff.reported << " vs " << diff.computed);
+    CHECK(diffs.empty());
+    CHECK(zone(o, calc::ZoneType::normal).high_min == 7068);
+    CHECK(zone(o, calc::ZoneType::dma32).high_max == 48307);
+}
+
+TEST_CASE("a sysctl changed on the board is reported") {
+    PcpRequest r;
+    r.config.config_files = {config};
+    r.zoneinfo = zoneinfo;
+    r.sysctls = {"vm.watermark_scale_factor=50"};
+    auto o = run_pcp(r);
+    REQUIRE(o.exit_code() == 1); // the file's watermarks were made with 10, not 50
+    REQUIRE(o.sysctls.size() == 1);
+    CHECK(o.sysctls[0].differs);
+    CHECK(o.sysctls[0].kernel_default == "10");
+    bool low_differs = false;
+    for (const auto& d : o.differences)
+        low_differs |= d.field == "watermarks.low" && d.zone == "Normal";
+    CHECK(low_differs);
+    // Without sysctls the tool says where to look.
+    PcpRequest plain;
+    plain.config.config_files = {config};
+    plain.zoneinfo = zoneinfo;
+    plain.sysctls = {"vm.min_free_kbytes=90000"};
+    auto p = run_pcp(plain);
+    CHECK(p.exit_code() == 1);
+    CHECK(p.sysctls.at(0).differs);
+    CHECK(p.sysctls.at(0).kernel_default == "67584");
+}
+
+TEST_CASE("a zoneinfo edited to a changed min_free_kbytes no longer matches") {
+    std::ifstream in(zoneinfo);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto pos = text.find("min      11310");
+    REQUIRE(pos != std::string::npos);
+    text.replace(pos, 14, "min      22620");
+    Diagnostics d;
+    auto parsed = calc::parse_zoneinfo_text(text, "edited.zoneinfo", d);
+    REQUIRE(parsed);
+    PcpRequest r;
+    r.config.config_files = {config};
+    r.zoneinfo = zoneinfo;
+    auto o = run_pcp(r);
+    auto diffs = calc::compare(*parsed, o.result);
+    REQUIRE(diffs.size() == 1);
+    CHECK(diffs[0].field == "watermarks.min");
+    CHECK(diffs[0].reported == 22620);
+    CHECK(diffs[0].computed == 11310);
+    CHECK(diffs[0].where.line > 0);
+}
+
+TEST_CASE("RZ/G3S from the Debian 6.12 arm64 defconfig: 1 GiB, 1 CPU, 4K") {
+    REQUIRE_MESSAGE(std::filesystem::exists(arm64_defconfig), arm64_defconfig);
+    PcpRequest r;
+    r.config.config_files = {arm64_defconfig};
+    r.config.arch = "arm64";
+    r.config.kernel_version = "6.12";
+    r.memory = "1G";
+    r.memory_base = "0x48000000";
+    r.cpus = 1;
+    auto o = run_pcp(r);
+    REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+    const auto& dma = zone(o, calc::ZoneType::dma);
+    // 1 GiB at 0x48000000 is below 4 GiB: all ZONE_DMA; minus 16 MiB of memmap = 258048 pages.
+    CHECK(dma.managed_pages == 258048);
+    CHECK(dma.batch == 63);
+    CHECK(o.result.scale_max == 5);
+    CHECK(dma.max_pages_per_lock == 2016);
+    CHECK(o.result.by_scale.at(0).max_pages_per_lock == 63);
+    CHECK(o.result.by_scale.at(5).max_pages_per_lock == 2016);
+
+    SUBCASE("CONFIG_PCP_BATCH_SCALE_MAX=0") {
+        r.config.sets = {"CONFIG_PCP_BATCH_SCALE_MAX=0"};
+        CHECK(zone(run_pcp(r), calc::ZoneType::dma).max_pages_per_lock == 63);
+    }
+    SUBCASE("pcp_batch_scale_max=0 is not upstream unless --vendor-param") {
+        r.bootargs = "console=ttySC0,115200 pcp_batch_scale_max=0";
+        auto plain = run_pcp(r);
+        CHECK(zone(plain, calc::ZoneType::dma).max_pages_per_lock == 2016);
+        REQUIRE_FALSE(plain.notes.empty());
+        CHECK(plain.notes.front().find("not an upstream") != std::string::npos);
+        CHECK(plain.notes.front().find("CONFIG_PCP_BATCH_SCALE_MAX") != std::string::npos);
+        r.vendor_params = {"pcp_batch_scale_max"};
+        CHECK(zone(run_pcp(r), calc::ZoneType::dma).max_pages_per_lock == 63);
+        r.bootargs = "pcp_batch_scale_max=17";
+        CHECK(zone(run_pcp(r), calc::ZoneType::dma).max_pages_per_lock == 63 << 6);
+    }
+    SUBCASE("16K pages with 8 GiB: batch 15") {
+        r.config.sets = {"CONFIG_ARM64_4K_PAGES=n", "CONFIG_ARM64_16K_PAGES=y"};
+        r.memory = "8G";
+        auto o16 = run_pcp(r);
+        REQUIRE_MESSAGE(o16.exit_code() == 0, messages(o16.diags));
+        CHECK(o16.input.page_size == 16384);
+        REQUIRE(o16.result.largest_zone());
+        CHECK(o16.result.largest_zone()->batch == 15);
+        for (const auto& z : o16.result.zones)
+            if (z.populated) CHECK(z.batch == 15);
+    }
+}
+
+TEST_CASE("bad input is a located error, never a crash") {
+    auto dir = std::filesystem::temp_directory_path() / "cmalign-pcp-test";
+    std::filesystem::create_directories(dir);
+    auto bad = (dir / "bad.zoneinfo").string();
+    {
+        std::ofstream out(bad);
+        out << "Node 0, zone   Normal\n  pages free 10\n        min      x12\n";
+    }
+    PcpRequest r;
+    r.config.arch = "arm64";
+    r.zoneinfo = bad;
+    auto o = run_pcp(r);
+    CHECK(o.exit_code() == 2);
+    REQUIRE(o.diags.has_errors());
+    CHECK(o.diags.items().front().where.line == 3);
+    CHECK(o.diags.items().front().where.column > 1);
+
+    PcpRequest none;
+    none.config.arch = "arm64";
+    CHECK(run_pcp(none).exit_code() == 2);
+
+    PcpRequest highmem;
+    highmem.config.arch = "arm64";
+    highmem.zones = {"HighMem=1G"};
+    CHECK(run_pcp(highmem).exit_code() == 2);
+
+    PcpRequest garbage;
+    garbage.config.arch = "arm64";
+    garbage.zones = {"Normal=lots"};
+    CHECK(run_pcp(garbage).exit_code() == 2);
+
+    HeapRequest zero;
+    zero.config.arch = "arm64";
+    zero.size = "0";
+    auto h = run_heap(zero);
+    CHECK(h.exit_code() == 2);
+    std::filesystem::remove_all(dir);
+}
