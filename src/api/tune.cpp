@@ -123,8 +123,8 @@ std::map<ZoneType, std::uint64_t> estimate_zones(std::uint64_t total, std::uint6
         if (has_zone(zones, ZoneType::dma32)) {
             add_range(ZoneType::dma32, 0, four_gib);
             add_range(ZoneType::normal, four_gib, top);
-            how.push_back(fmt::format("{}: ZONE_DMA32 = RAM below 4 GiB, Normal above",
-                                      to_string(m.arch)));
+            how.push_back(
+                fmt::format("{}: ZONE_DMA32 = RAM below 4 GiB, Normal above", to_string(m.arch)));
         } else {
             add_range(ZoneType::normal, 0, top);
         }
@@ -261,8 +261,7 @@ calc::ThpMode thp_mode(const kconfig::Config& cfg, const kernel::Model& m,
                        std::vector<std::string>& assumptions) {
     if (!m.thp) return calc::ThpMode::not_built;
     if (cfg.get_bool("TRANSPARENT_HUGEPAGE_ALWAYS").value_or(false)) return calc::ThpMode::always;
-    if (cfg.get_bool("TRANSPARENT_HUGEPAGE_MADVISE").value_or(false))
-        return calc::ThpMode::madvise;
+    if (cfg.get_bool("TRANSPARENT_HUGEPAGE_MADVISE").value_or(false)) return calc::ThpMode::madvise;
     if (cfg.get_bool("TRANSPARENT_HUGEPAGE_NEVER").value_or(false)) return calc::ThpMode::never;
     assumptions.push_back("no CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS/MADVISE/NEVER in the "
                           "configuration: assumed ALWAYS (the Kconfig choice's default in "
@@ -294,8 +293,8 @@ int PcpOutcome::exit_code() const {
 PcpOutcome run_pcp(const PcpRequest& request) {
     PcpOutcome out;
     auto& diags = out.diags;
-    int sources = (request.memory ? 1 : 0) + (request.zones.empty() ? 0 : 1) +
-                  (request.zoneinfo ? 1 : 0);
+    int sources =
+        (request.memory ? 1 : 0) + (request.zones.empty() ? 0 : 1) + (request.zoneinfo ? 1 : 0);
     if (sources != 1) {
         diags.error({}, "give the memory as exactly one of --memory SIZE, --zone NAME=SIZE... or "
                         "--zoneinfo FILE");
@@ -362,8 +361,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
     }
     for (const auto& p : request.vendor_params) {
         if (p != "pcp_batch_scale_max") {
-            diags.error({}, fmt::format("--vendor-param {}: unknown (known: pcp_batch_scale_max)",
-                                        p));
+            diags.error({},
+                        fmt::format("--vendor-param {}: unknown (known: pcp_batch_scale_max)", p));
             return out;
         }
     }
@@ -413,8 +412,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
 
     // Sysctls.
     std::vector<SysctlSetting> settings;
-    if (request.sysctl_file && !read_sysctl_file(*request.sysctl_file, settings, diags))
-        return out;
+    if (request.sysctl_file && !read_sysctl_file(*request.sysctl_file, settings, diags)) return out;
     for (const auto& s : request.sysctls) {
         auto eq = s.find('=');
         if (eq == std::string::npos) {
@@ -441,8 +439,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
         unsigned nodes = std::max(1u, out.zoneinfo->nodes());
         if (!request.cpus && cpus > 0) {
             in.cpus_per_node = std::max(1u, cpus / nodes);
-            how.push_back(fmt::format("{} online CPU(s) from the pagesets of {}", cpus,
-                                      *request.zoneinfo));
+            how.push_back(
+                fmt::format("{} online CPU(s) from the pagesets of {}", cpus, *request.zoneinfo));
             if (nodes > 1)
                 notes_assumed.push_back(fmt::format(
                     "{} nodes: the {} CPUs are assumed spread evenly ({} per node); give "
@@ -456,8 +454,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
             auto eq = spec.find('=');
             auto type = eq == std::string::npos ? std::nullopt
                                                 : calc::parse_zone_name(trim(spec.substr(0, eq)));
-            auto size = eq == std::string::npos ? std::nullopt
-                                                : parse_size(trim(spec.substr(eq + 1)));
+            auto size =
+                eq == std::string::npos ? std::nullopt : parse_size(trim(spec.substr(eq + 1)));
             if (!type || !size) {
                 diags.error({}, fmt::format("--zone {}: expected NAME=SIZE with NAME one of DMA, "
                                             "DMA32, Normal, HighMem, Movable",
@@ -470,8 +468,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
                 return out;
             }
             if (managed.count(*type)) {
-                diags.error({}, fmt::format("--zone {}: {} given twice", spec,
-                                            calc::zone_name(*type)));
+                diags.error({},
+                            fmt::format("--zone {}: {} given twice", spec, calc::zone_name(*type)));
                 return out;
             }
             managed[*type] = *size / m.page_size;
@@ -490,8 +488,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
         if (request.memory_base) {
             auto b = parse_size(*request.memory_base);
             if (!b) {
-                diags.error({}, fmt::format("--memory-base {}: expected an address",
-                                            *request.memory_base));
+                diags.error(
+                    {}, fmt::format("--memory-base {}: expected an address", *request.memory_base));
                 return out;
             }
             base = *b;
@@ -530,7 +528,10 @@ PcpOutcome run_pcp(const PcpRequest& request) {
     auto& result_assumptions = out.result.assumptions;
     result_assumptions.insert(result_assumptions.begin(), notes_assumed.begin(),
                               notes_assumed.end());
-    result_assumptions.insert(result_assumptions.end(), how.begin(), how.end());
+    if (request.memory)
+        result_assumptions.insert(result_assumptions.end(), how.begin(), how.end());
+    else
+        out.notes.insert(out.notes.begin(), how.begin(), how.end());
 
     for (const auto& s : settings) {
         std::string name = s.name.starts_with("vm.") ? s.name.substr(3) : s.name;
@@ -679,15 +680,13 @@ std::string pcp_text(const PcpOutcome& o) {
     line(fmt::format("kernel {} {}, {} pages, pageblock order {}, THP {}, {} CPU(s) per node",
                      o.model ? kernel::to_string(o.model->arch) : "",
                      o.model ? o.model->version.str() : "", format_size(o.input.page_size),
-                     o.input.pageblock_order, calc::to_string(o.input.thp),
-                     o.input.cpus_per_node));
+                     o.input.pageblock_order, calc::to_string(o.input.thp), o.input.cpus_per_node));
     line(fmt::format("memory from {}", o.memory_source));
-    line(fmt::format("min_free_kbytes {} (sqrt rule {}{}{})", r.min_free_kbytes,
-                     r.min_free_kbytes_sqrt,
-                     r.thp_recommended_kbytes
-                         ? fmt::format(", THP recommendation {}", *r.thp_recommended_kbytes)
-                         : "",
-                     r.thp_raised ? ", raised by khugepaged" : ""));
+    line(fmt::format(
+        "min_free_kbytes {} (sqrt rule {}{}{})", r.min_free_kbytes, r.min_free_kbytes_sqrt,
+        r.thp_recommended_kbytes ? fmt::format(", THP recommendation {}", *r.thp_recommended_kbytes)
+                                 : "",
+        r.thp_raised ? ", raised by khugepaged" : ""));
     line(fmt::format("PCP_BATCH_SCALE_MAX {}; watermark_scale_factor {}", r.scale_max,
                      r.watermark_scale_factor));
     line("");
@@ -698,16 +697,14 @@ std::string pcp_text(const PcpOutcome& o) {
                      "pages/lock", "lowmem_reserve"));
     for (const auto& z : r.zones) {
         if (!z.populated) continue;
-        std::string high = r.high_autotuned
-                               ? fmt::format("{:>9} {:>9}", z.high_min, z.high_max)
-                               : fmt::format("{:>9}", z.high_min);
+        std::string high = r.high_autotuned ? fmt::format("{:>9} {:>9}", z.high_min, z.high_max)
+                                            : fmt::format("{:>9}", z.high_min);
         std::string reserve;
         for (auto v : z.lowmem_reserve)
             reserve += (reserve.empty() ? "" : ", ") + std::to_string(v);
         line(fmt::format("{:<4} {:<8} {:>10} {:>6} {} {:>9} {:>9} {:>9} {:>10}  ({})", z.node,
-                         calc::zone_name(z.type), z.managed_pages, z.batch, high,
-                         z.watermarks.min, z.watermarks.low, z.watermarks.high,
-                         z.max_pages_per_lock, reserve));
+                         calc::zone_name(z.type), z.managed_pages, z.batch, high, z.watermarks.min,
+                         z.watermarks.low, z.watermarks.high, z.max_pages_per_lock, reserve));
     }
     if (const auto* top = r.largest_zone()) {
         line("");

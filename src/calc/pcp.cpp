@@ -111,10 +111,9 @@ private:
             else
                 z.watermarks.min = tmp;
             std::uint64_t delta =
-                std::max(tmp >> 2, mult_frac(z.managed_pages,
-                                             static_cast<std::uint64_t>(
-                                                 out_.watermark_scale_factor),
-                                             10000));
+                std::max(tmp >> 2,
+                         mult_frac(z.managed_pages,
+                                   static_cast<std::uint64_t>(out_.watermark_scale_factor), 10000));
             z.watermarks.low = z.watermarks.min + delta;
             z.watermarks.high = z.watermarks.low + delta;
             z.watermarks.promo = z.watermarks.high + delta;
@@ -164,9 +163,9 @@ private:
             out_.thp_recommended_kbytes = rec_kb;
             step("thp_recommended_min_free_kbytes", rec_kb,
                  fmt::format("min({} pageblock pages * {} zones * 11 = {}, nr_free_buffer_pages {} "
-                             "/ 20 = {}) pages = {} KiB{}",
-                             pageblock_nr_pages, nr_zones, recommended, nr_free_buffer_pages(),
-                             cap, pages, rec_kb, recommended > cap ? " (5% cap)" : ""),
+                             "/ 20 = {}) = {} pages = {} KiB{}",
+                             pageblock_nr_pages, nr_zones, recommended, nr_free_buffer_pages(), cap,
+                             pages, rec_kb, recommended > cap ? " (5% cap)" : ""),
                  r.source);
             if (rec_kb > kb) {
                 kb = rec_kb;
@@ -221,8 +220,8 @@ private:
                 z.high_min = z.high_max = zone_highsize(by_fraction, n, z.batch);
             } else if (out_.high_autotuned) {
                 z.high_min = zone_highsize(by_low, n, z.batch);
-                z.high_max = zone_highsize(z.managed_pages / min_percpu_pagelist_high_fraction, n,
-                                           z.batch);
+                z.high_max =
+                    zone_highsize(z.managed_pages / min_percpu_pagelist_high_fraction, n, z.batch);
             } else {
                 z.high_min = z.high_max = zone_highsize(by_low, n, z.batch);
             }
@@ -279,7 +278,9 @@ private:
             }
             begin = end;
         }
-        step("lowmem_reserve", 0, r.rule, r.source);
+        for (std::size_t i = 0; i < types.size() && i < out_.lowmem_reserve_ratio.size(); ++i)
+            step(fmt::format("lowmem_reserve_ratio[{}]", zone_name(types[i])),
+                 out_.lowmem_reserve_ratio[i], r.rule, r.source);
     }
 
     void by_scale() {

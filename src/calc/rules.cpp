@@ -109,8 +109,8 @@ const Rule& find(Topic topic, const KernelVersion& v) {
         if (r.versions.contains(v)) return r;
         // Outside every range (older or newer than modelled): the last row of the topic is the
         // newest, the first the oldest.
-        if (!nearest || v.major * 1000 + v.minor > r.versions.first_major * 1000 +
-                                                       r.versions.first_minor)
+        if (!nearest ||
+            v.major * 1000 + v.minor > r.versions.first_major * 1000 + r.versions.first_minor)
             nearest = &r;
     }
     return *nearest;

@@ -90,8 +90,7 @@ struct Parser {
             // "protection: (0, 3019, 9163, 9163, 9163)"
             auto open = rest.find('(');
             auto close = rest.find(')');
-            if (open == std::string_view::npos || close == std::string_view::npos ||
-                close < open) {
+            if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
                 error(line, value_col, "expected \"protection: (N, N, ...)\"");
                 return;
             }
@@ -215,8 +214,7 @@ std::vector<Difference> compare(const Zoneinfo& reported, const PcpResult& compu
         auto add = [&](std::string field, std::uint64_t rep, std::uint64_t comp, Location where) {
             if (rep == comp) return;
             for (const auto& d : out)
-                if (d.node == rz.node && d.zone == rz.name && d.field == field &&
-                    d.reported == rep)
+                if (d.node == rz.node && d.zone == rz.name && d.field == field && d.reported == rep)
                     return; // the same value on another CPU
             out.push_back({rz.node, rz.name, std::move(field), rep, comp, std::move(where)});
         };

@@ -22,8 +22,9 @@ void register_pcp(CLI::App& app, int& exit_code) {
                     "repeatable");
     cmd->add_option("--zoneinfo", request->zoneinfo,
                     "a /proc/zoneinfo from the board: managed pages, CPUs, and values to compare");
-    cmd->add_option("--cpus", request->cpus, "CPUs of each NUMA node (default: from --zoneinfo, "
-                                             "else 1)");
+    cmd->add_option("--cpus", request->cpus,
+                    "CPUs of each NUMA node (default: from --zoneinfo, "
+                    "else 1)");
     cmd->add_option("--sysctl", request->sysctls,
                     "vm.NAME=VALUE in effect on the board (min_free_kbytes, "
                     "watermark_scale_factor, percpu_pagelist_high_fraction, "

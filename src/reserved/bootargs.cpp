@@ -72,8 +72,8 @@ BootParams parse_boot_params(std::string_view bootargs) {
             }
         } else if (name == "transparent_hugepage") {
             out.transparent_hugepage = value.value_or("");
-            out.transparent_hugepage_valid = value && (*value == "always" ||
-                                                       *value == "madvise" || *value == "never");
+            out.transparent_hugepage_valid =
+                value && (*value == "always" || *value == "madvise" || *value == "never");
         }
     }
     return out;

@@ -94,12 +94,17 @@ TEST_CASE("page rounding and remainders") {
     CHECK(count(odd, 8) == 1);
     CHECK(count(odd, 4) == 0);
     CHECK(count(odd, 0) == 2);
-    // One byte short of 1 MiB: 15 order-4 chunks (960 KiB) + 16 order-0 pages (64 KiB).
-    auto short_of = plan(MiB - 1, 4096, 6, 12);
+    // One byte short of 1 MiB is page-aligned up to 1 MiB: one order-8 chunk.
+    auto one_short = plan(MiB - 1, 4096, 6, 12);
+    CHECK(one_short.total_bytes == MiB);
+    CHECK(count(one_short, 8) == 1);
+    CHECK(one_short.sg_entries == 1);
+    // One page short of 1 MiB (255 pages): 15 order-4 chunks (240 pages) + 15 order-0 pages.
+    auto short_of = plan(MiB - 4096, 4096, 6, 12);
     CHECK(count(short_of, 8) == 0);
     CHECK(count(short_of, 4) == 15);
-    CHECK(count(short_of, 0) == 16);
-    CHECK(short_of.sg_entries == 31);
+    CHECK(count(short_of, 0) == 15);
+    CHECK(short_of.sg_entries == 30);
 }
 
 TEST_CASE("--available-order: the order never goes back up") {

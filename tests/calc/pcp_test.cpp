@@ -42,14 +42,14 @@ const ZoneResult& zone(const PcpResult& r, ZoneType t) {
 TEST_CASE("zone_batchsize at every rounding step, 4K pages") {
     // b = min(managed >> 10, 1M/4K = 256) / 4, at least 1; batch = rounddown_pow2(b + b/2) - 1,
     // at least 1 (the caller's max(1, …)).
-    CHECK(zone_batchsize(0, 4096) == 1);     // b 0 → 1; rounddown(1) - 1 = 0 → max(1, 0)
-    CHECK(zone_batchsize(4095, 4096) == 1);  // 3 / 4 = 0 → 1 → 0 → 1
-    CHECK(zone_batchsize(8192, 4096) == 1);  // 8 / 4 = 2; 2 + 1 = 3 → 2 - 1 = 1
-    CHECK(zone_batchsize(12287, 4096) == 1); // 11 / 4 = 2 → 1
-    CHECK(zone_batchsize(12288, 4096) == 3); // 12 / 4 = 3; 3 + 1 = 4 → 4 - 1 = 3
-    CHECK(zone_batchsize(24575, 4096) == 3); // 23 / 4 = 5; 5 + 2 = 7 → 4 - 1 = 3
-    CHECK(zone_batchsize(24576, 4096) == 7); // 24 / 4 = 6; 6 + 3 = 9 → 8 - 1 = 7
-    CHECK(zone_batchsize(45055, 4096) == 7); // 43 / 4 = 10; 10 + 5 = 15 → 8 - 1 = 7
+    CHECK(zone_batchsize(0, 4096) == 1);       // b 0 → 1; rounddown(1) - 1 = 0 → max(1, 0)
+    CHECK(zone_batchsize(4095, 4096) == 1);    // 3 / 4 = 0 → 1 → 0 → 1
+    CHECK(zone_batchsize(8192, 4096) == 1);    // 8 / 4 = 2; 2 + 1 = 3 → 2 - 1 = 1
+    CHECK(zone_batchsize(12287, 4096) == 1);   // 11 / 4 = 2 → 1
+    CHECK(zone_batchsize(12288, 4096) == 3);   // 12 / 4 = 3; 3 + 1 = 4 → 4 - 1 = 3
+    CHECK(zone_batchsize(24575, 4096) == 3);   // 23 / 4 = 5; 5 + 2 = 7 → 4 - 1 = 3
+    CHECK(zone_batchsize(24576, 4096) == 7);   // 24 / 4 = 6; 6 + 3 = 9 → 8 - 1 = 7
+    CHECK(zone_batchsize(45055, 4096) == 7);   // 43 / 4 = 10; 10 + 5 = 15 → 8 - 1 = 7
     CHECK(zone_batchsize(45056, 4096) == 15);  // 44 / 4 = 11; 11 + 5 = 16 → 16 - 1
     CHECK(zone_batchsize(90111, 4096) == 15);  // 87 / 4 = 21; 21 + 10 = 31 → 16 - 1
     CHECK(zone_batchsize(90112, 4096) == 31);  // 88 / 4 = 22; 22 + 11 = 33 → 32 - 1
@@ -257,7 +257,7 @@ TEST_CASE("min_free_kbytes clamp at 128 and 262144") {
 
 TEST_CASE("ZONE_MOVABLE counts as lowmem in 6.1, not in 6.12") {
     auto zones = std::vector<std::pair<ZoneType, std::uint64_t>>{{ZoneType::normal, 262144},
-                                                                {ZoneType::movable, 262144}};
+                                                                 {ZoneType::movable, 262144}};
     // Both: min_free_kbytes 4096 (nr_free_buffer_pages stops at Normal) → pages_min 1024.
     auto r612 = compute_pcp(input(v(6, 12), 12, 9, ThpMode::not_built, zones));
     CHECK(r612.min_free_kbytes == 4096);
@@ -290,8 +290,7 @@ TEST_CASE("lowmem_reserve: cumulative upper zones over the lower zone's ratio") 
     // A ratio of 0 or an empty lower zone clears the row.
     in.sysctls.lowmem_reserve_ratio = std::vector<long long>{0, 128, 32, 0};
     auto changed = compute_pcp(in);
-    CHECK(zone(changed, ZoneType::dma).lowmem_reserve ==
-          std::vector<std::uint64_t>{0, 0, 0, 0});
+    CHECK(zone(changed, ZoneType::dma).lowmem_reserve == std::vector<std::uint64_t>{0, 0, 0, 0});
     CHECK(zone(changed, ZoneType::dma32).lowmem_reserve ==
           std::vector<std::uint64_t>{0, 0, 12288, 12288}); // 1572864 / 128
 }

@@ -26,10 +26,10 @@ def test_running_kernel_fixture_matches():
     for key in ("page_size", "managed_pages", "batch", "scale_max", "max_pages_per_lock",
                 "high_min", "high_max", "min_free_kbytes", "watermarks", "by_scale", "zones"):
         assert key in got
-    assert got["managed_pages"] == normal["managed_pages"] == 1572864
+    assert got["managed_pages"] == normal["managed_pages"] == 1900544
     assert got["batch"] == 63 and got["max_pages_per_lock"] == 63 << 5
-    assert normal["high_min"] == 14137 // 2 and normal["high_max"] == 1572864 // 8 // 2
-    assert normal["watermarks"] == {"min": 11310, "low": 14137, "high": 16964, "promo": 19791}
+    assert normal["high_min"] == 14992 // 2 and normal["high_max"] == 1900544 // 8 // 2
+    assert normal["watermarks"] == {"min": 11994, "low": 14992, "high": 17990, "promo": 20988}
     assert [r["scale"] for r in got["by_scale"]] == list(range(7))
     assert all(s["differs"] is False for s in got["sysctls"])
 

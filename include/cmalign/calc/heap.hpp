@@ -14,16 +14,16 @@ namespace cmalign::calc {
 struct HeapInput {
     KernelVersion version;
     std::uint64_t page_size = 4096;
-    int max_page_order = 10;              // inclusive; alloc_pages() above it returns NULL
-    std::uint64_t size = 0;               // the ioctl's len, before PAGE_ALIGN
-    std::optional<int> available_order;   // blocks above this order are exhausted
+    int max_page_order = 10;            // inclusive; alloc_pages() above it returns NULL
+    std::uint64_t size = 0;             // the ioctl's len, before PAGE_ALIGN
+    std::optional<int> available_order; // blocks above this order are exhausted
 };
 
 struct HeapChunk {
     int order = 0;
     std::uint64_t bytes = 0; // PAGE_SIZE << order
     std::uint64_t count = 0;
-    bool reclaim = false; // may enter direct reclaim with this version's gfp flags
+    bool reclaim = false;  // may enter direct reclaim with this version's gfp flags
     bool available = true; // false: above --available-order or the max page order
 };
 

@@ -31,8 +31,8 @@ const char* to_string(ThpMode m);
 // vm.* sysctls. nullopt: the kernel's default (the value it computes itself).
 struct Sysctls {
     std::optional<long long> min_free_kbytes;
-    std::optional<long long> watermark_scale_factor;         // default 10 (1/10000 units)
-    std::optional<long long> percpu_pagelist_high_fraction;  // default 0 (auto)
+    std::optional<long long> watermark_scale_factor;            // default 10 (1/10000 units)
+    std::optional<long long> percpu_pagelist_high_fraction;     // default 0 (auto)
     std::optional<std::vector<long long>> lowmem_reserve_ratio; // one per zone type, kernel order
 };
 
@@ -95,15 +95,15 @@ struct ScaleRow {
 };
 
 struct PcpResult {
-    bool high_autotuned = true;   // ≥ v6.7: high_min/high_max; before: one `high`
-    long long min_free_kbytes = 0; // in effect after boot (or the sysctl when given)
-    long long min_free_kbytes_sqrt = 0;        // calculate_min_free_kbytes() at boot (clamped)
+    bool high_autotuned = true;         // ≥ v6.7: high_min/high_max; before: one `high`
+    long long min_free_kbytes = 0;      // in effect after boot (or the sysctl when given)
+    long long min_free_kbytes_sqrt = 0; // calculate_min_free_kbytes() at boot (clamped)
     std::optional<long long> thp_recommended_kbytes; // set_recommended_min_free_kbytes()
     bool thp_raised = false;
     long long watermark_scale_factor = 10;
     std::vector<long long> lowmem_reserve_ratio;
     int scale_max = 5;
-    std::vector<ZoneResult> zones; // every zone, kernel order; `populated` marks the listed ones
+    std::vector<ZoneResult> zones;  // every zone, kernel order; `populated` marks the listed ones
     std::vector<ScaleRow> by_scale; // 0..6 for the largest zone
     std::vector<CalcStep> derivation;
     std::vector<std::string> assumptions;

@@ -13,18 +13,18 @@
 namespace cmalign::calc::rules {
 
 enum class Topic {
-    pcp_batch,            // zone_batchsize()
-    pcp_high,             // zone_set_pageset_high_and_batch(): one high, or high_min/high_max
-    pcp_batch_scale_max,  // CONFIG_PCP_BATCH_SCALE_MAX
-    min_free_kbytes,      // calculate_min_free_kbytes()
-    thp_min_free_kbytes,  // set_recommended_min_free_kbytes()
-    thp_small_memory,     // hugepage_init(): no THP below 512 MiB
-    watermark_lowmem,     // __setup_per_zone_wmarks(): which zones count as lowmem
-    watermarks,           // __setup_per_zone_wmarks(): min/low/high/promo
-    lowmem_reserve,       // setup_per_zone_lowmem_reserve()
-    heap_orders,          // system_heap.c orders[]
-    heap_order4_gfp,      // system_heap.c order_flags[1]
-    numa_cma_params,      // cma_pernuma= / numa_cma=
+    pcp_batch,           // zone_batchsize()
+    pcp_high,            // zone_set_pageset_high_and_batch(): one high, or high_min/high_max
+    pcp_batch_scale_max, // CONFIG_PCP_BATCH_SCALE_MAX
+    min_free_kbytes,     // calculate_min_free_kbytes()
+    thp_min_free_kbytes, // set_recommended_min_free_kbytes()
+    thp_small_memory,    // hugepage_init(): no THP below 512 MiB
+    watermark_lowmem,    // __setup_per_zone_wmarks(): which zones count as lowmem
+    watermarks,          // __setup_per_zone_wmarks(): min/low/high/promo
+    lowmem_reserve,      // setup_per_zone_lowmem_reserve()
+    heap_orders,         // system_heap.c orders[]
+    heap_order4_gfp,     // system_heap.c order_flags[1]
+    numa_cma_params,     // cma_pernuma= / numa_cma=
 };
 
 struct Rule {

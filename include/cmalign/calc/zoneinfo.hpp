@@ -22,7 +22,7 @@ struct ZoneinfoZone {
     int node = 0;
     std::string name; // as printed ("DMA32")
     ZoneType type = ZoneType::normal;
-    Location where;   // the "Node 0, zone DMA32" line
+    Location where; // the "Node 0, zone DMA32" line
     // min_wmark_pages() etc. print _watermark[] + watermark_boost.
     std::optional<std::uint64_t> boost, min, low, high, promo, spanned, present, managed;
     std::vector<std::uint64_t> protection;
