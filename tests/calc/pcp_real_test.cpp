@@ -235,3 +235,46 @@ TEST_CASE("bad input is a located error, never a crash") {
     CHECK(h.exit_code() == 2);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("--memory: the zone split of each arch, said in the assumptions") {
+    SUBCASE("x86_64 8 GiB: DMA 16 MiB, DMA32 up to 4 GiB, Normal the rest minus the memmap") {
+        PcpRequest r;
+        r.config.arch = "x86_64";
+        r.config.kernel_version = "6.12";
+        r.memory = "8G";
+        auto o = run_pcp(r);
+        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        CHECK(zone(o, calc::ZoneType::dma).managed_pages == 4096);      // 16 MiB
+        CHECK(zone(o, calc::ZoneType::dma32).managed_pages == 1044480); // 4 GiB - 16 MiB
+        // 4 GiB = 1048576 pages minus 8 GiB / 4 KiB * 64 bytes = 128 MiB = 32768 pages.
+        CHECK(zone(o, calc::ZoneType::normal).managed_pages == 1015808);
+        bool said = false;
+        for (const auto& a : o.result.assumptions)
+            said |= a.find("PCI hole") != std::string::npos;
+        CHECK(said);
+    }
+    SUBCASE("arm64 RAM above 4 GiB is all ZONE_DMA") {
+        PcpRequest r;
+        r.config.arch = "arm64";
+        r.config.kernel_version = "6.12";
+        r.memory = "2G";
+        r.memory_base = "0x880000000";
+        auto o = run_pcp(r);
+        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        // 524288 pages - 2 GiB / 4 KiB * 64 bytes (32 MiB = 8192 pages).
+        CHECK(zone(o, calc::ZoneType::dma).managed_pages == 516096);
+        CHECK(o.result.largest_zone()->type == calc::ZoneType::dma);
+    }
+    SUBCASE("arm64 6 GiB from 0x40000000: DMA below 4 GiB, Normal above") {
+        PcpRequest r;
+        r.config.arch = "arm64";
+        r.config.kernel_version = "6.12";
+        r.memory = "6G";
+        r.memory_base = "0x40000000";
+        auto o = run_pcp(r);
+        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        CHECK(zone(o, calc::ZoneType::dma).managed_pages == 786432); // 3 GiB
+        // 3 GiB - 6 GiB / 4 KiB * 64 bytes (96 MiB = 24576 pages).
+        CHECK(zone(o, calc::ZoneType::normal).managed_pages == 786432 - 24576);
+    }
+}

@@ -320,3 +320,19 @@ TEST_CASE("rules: version boundaries of the versioned rows") {
     for (const auto& r : rules::all())
         CHECK(std::string(r.source).find(".c") != std::string::npos);
 }
+
+TEST_CASE("highmem/movable min watermark: clamp(managed / 1024, 32, 128) on both sides") {
+    auto zones = [](std::uint64_t movable) {
+        return std::vector<std::pair<ZoneType, std::uint64_t>>{{ZoneType::normal, 262144},
+                                                               {ZoneType::movable, movable}};
+    };
+    auto min_of = [&](std::uint64_t movable) {
+        auto r = compute_pcp(input(v(6, 12), 12, 9, ThpMode::not_built, zones(movable)));
+        return zone(r, ZoneType::movable).watermarks.min;
+    };
+    CHECK(min_of(32767) == 32);          // 31 → 32
+    CHECK(min_of(32768) == 32);          // 32
+    CHECK(min_of(65536) == 64);          // inside the clamp
+    CHECK(min_of(131072) == 128);        // 128
+    CHECK(min_of(131073 + 1023) == 128); // 129 → 128
+}
