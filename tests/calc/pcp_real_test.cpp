@@ -278,3 +278,53 @@ TEST_CASE("--memory: the zone split of each arch, said in the assumptions") {
         CHECK(zone(o, calc::ZoneType::normal).managed_pages == 786432 - 24576);
     }
 }
+
+TEST_CASE("a 6.1-style zoneinfo: one fixed pcp->high, no promo line") {
+    // 1 GiB Normal, THP off, 1 CPU on 6.1: min_free_kbytes 4096 → min 1024, delta 262, high =
+    // max(low 1286 / 1, 63 << 2) = 1286 (pcp_test.cpp derives these). 6.1 counts an empty
+    // Movable zone as lowmem: its min is 0 * pages_min / lowmem = 0, not the highmem cap of 32.
+    std::string text = "Node 0, zone   Normal\n"
+                       "  pages free     250000\n"
+                       "        min      1024\n"
+                       "        low      1286\n"
+                       "        high     1548\n"
+                       "        spanned  262144\n"
+                       "        present  262144\n"
+                       "        managed  262144\n"
+                       "        protection: (0, 0)\n"
+                       "  pagesets\n"
+                       "    cpu: 0\n"
+                       "              count: 12\n"
+                       "              high:  1300\n"
+                       "              batch: 63\n"
+                       "Node 0, zone  Movable\n"
+                       "  pages free     0\n"
+                       "        min      0\n"
+                       "        low      0\n"
+                       "        high     0\n"
+                       "        spanned  0\n"
+                       "        present  0\n"
+                       "        managed  0\n"
+                       "        protection: (0, 0)\n";
+    auto dir = std::filesystem::temp_directory_path() / "cmalign-pcp-61";
+    std::filesystem::create_directories(dir);
+    auto path = (dir / "zoneinfo").string();
+    std::ofstream(path) << text;
+    PcpRequest r;
+    r.config.arch = "arm64";
+    r.config.kernel_version = "6.1";
+    r.config.sets = {"CONFIG_ZONE_DMA=n", "CONFIG_ZONE_DMA32=n"};
+    r.zoneinfo = path;
+    auto o = run_pcp(r);
+    REQUIRE_MESSAGE(o.exit_code() != 2, messages(o.diags));
+    CHECK_FALSE(o.result.high_autotuned);
+    CHECK(o.input.cpus_per_node == 1);
+    // Only the high of cpu 0 differs (1300 in the file, 1286 computed): a changed
+    // percpu_pagelist_high_fraction or a different CPU count would do that.
+    REQUIRE(o.differences.size() == 1);
+    CHECK(o.differences[0].field == "high");
+    CHECK(o.differences[0].reported == 1300);
+    CHECK(o.differences[0].computed == 1286);
+    CHECK(o.differences[0].where.line == 11);
+    std::filesystem::remove_all(dir);
+}
