@@ -217,9 +217,11 @@ bool apply_sysctl(const SysctlSetting& s, calc::Sysctls& sysctls, Diagnostics& d
     std::string name = s.name.starts_with("vm.") ? s.name.substr(3) : s.name;
     auto one = [&](std::optional<long long>& field, long long lo) {
         auto list = parse_int_list(s.value);
-        if (!list || list->size() != 1 || list->front() < lo) {
-            diags.error(s.where, fmt::format("vm.{}: expected an integer ≥ {}, found \"{}\"", name,
-                                             lo, s.value));
+        // The vm sysctls are C ints (proc_dointvec_minmax).
+        if (!list || list->size() != 1 || list->front() < lo || list->front() > INT32_MAX) {
+            diags.error(s.where, fmt::format("vm.{}: expected an integer from {} to {}, found "
+                                             "\"{}\"",
+                                             name, lo, INT32_MAX, s.value));
             return false;
         }
         field = list->front();
@@ -512,6 +514,17 @@ PcpOutcome run_pcp(const PcpRequest& request) {
         in.cpus_per_node = 1;
         notes_assumed.push_back("1 CPU assumed (--cpus N): PCP high limits are per CPU and "
                                 "shrink with more CPUs");
+    }
+    // The kernel's own u64 arithmetic (pages_min * managed) stays exact for real machines; so
+    // does ours below 2^40 pages per zone (4 PiB of 4K pages, beyond any physical address width).
+    for (const auto& z : in.zones) {
+        if (z.managed_pages > (std::uint64_t{1} << 40)) {
+            diags.error(out.zoneinfo ? Location{out.zoneinfo->path, 0, 0} : Location{},
+                        fmt::format("zone {}: {} managed pages is more memory than any kernel "
+                                    "addresses",
+                                    calc::zone_name(z.type), z.managed_pages));
+            return out;
+        }
     }
     bool any_populated = std::any_of(in.zones.begin(), in.zones.end(),
                                      [](const calc::ZoneInput& z) { return z.populated(); });

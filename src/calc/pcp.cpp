@@ -12,6 +12,8 @@ namespace cmalign::calc {
 
 namespace {
 
+__extension__ typedef unsigned __int128 u128;
+
 constexpr std::array zone_names = {"DMA", "DMA32", "Normal", "HighMem", "Movable", "Device"};
 
 // include/linux/mmzone.h: MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE.
@@ -104,7 +106,11 @@ private:
         for (const auto& z : out_.zones)
             if (!capped(z.type)) lowmem_pages += z.managed_pages;
         for (auto& z : out_.zones) {
-            std::uint64_t tmp = lowmem_pages ? pages_min * z.managed_pages / lowmem_pages : 0;
+            // u64 in the kernel; 128 bits here so that absurd sysctl values cannot wrap.
+            std::uint64_t tmp = lowmem_pages
+                                    ? static_cast<std::uint64_t>(static_cast<u128>(pages_min) *
+                                                                 z.managed_pages / lowmem_pages)
+                                    : 0;
             if (capped(z.type))
                 z.watermarks.min =
                     std::clamp(z.managed_pages / 1024, swap_cluster_max, highmem_min_cap);

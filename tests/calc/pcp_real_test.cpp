@@ -228,6 +228,19 @@ TEST_CASE("bad input is a located error, never a crash") {
     garbage.zones = {"Normal=lots"};
     CHECK(run_pcp(garbage).exit_code() == 2);
 
+    PcpRequest sysctl;
+    sysctl.config.arch = "arm64";
+    sysctl.memory = "1G";
+    sysctl.sysctls = {"vm.min_free_kbytes=99999999999"}; // not a C int
+    CHECK(run_pcp(sysctl).exit_code() == 2);
+    sysctl.sysctls = {"vm.percpu_pagelist_high_fraction=4"}; // the kernel says -EINVAL below 8
+    CHECK(run_pcp(sysctl).exit_code() == 2);
+
+    PcpRequest huge;
+    huge.config.arch = "arm64";
+    huge.zones = {"Normal=16P"}; // 2^42 pages of 4K
+    CHECK(run_pcp(huge).exit_code() == 2);
+
     HeapRequest zero;
     zero.config.arch = "arm64";
     zero.size = "0";
