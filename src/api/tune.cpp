@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/calc/rules.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
@@ -578,6 +579,37 @@ PcpOutcome run_pcp(const PcpRequest& request) {
 
     if (out.zoneinfo) {
         out.differences = calc::compare(*out.zoneinfo, out.result);
+        // A different min watermark in a lowmem zone points at vm.min_free_kbytes: invert
+        // min = pages_min * managed / lowmem_pages (u64 division) for the largest such zone.
+        const calc::Difference* min_diff = nullptr;
+        const auto& lowmem_rule =
+            calc::rules::find(calc::rules::Topic::watermark_lowmem, m.version);
+        auto capped = [&](ZoneType t) {
+            return t == ZoneType::highmem || (lowmem_rule.variant == 1 && t == ZoneType::movable);
+        };
+        std::uint64_t lowmem_pages = 0;
+        for (const auto& z : out.result.zones)
+            if (!capped(z.type)) lowmem_pages += z.managed_pages;
+        std::uint64_t best_managed = 0;
+        for (const auto& d : out.differences) {
+            if (d.field != "watermarks.min") continue;
+            for (const auto& z : out.result.zones)
+                if (z.node == d.node && calc::zone_name(z.type) == d.zone && !capped(z.type) &&
+                    z.managed_pages > best_managed) {
+                    best_managed = z.managed_pages;
+                    min_diff = &d;
+                }
+        }
+        if (min_diff && best_managed > 0) {
+            std::uint64_t pages_min =
+                (min_diff->reported * lowmem_pages + best_managed - 1) / best_managed;
+            long long implied = static_cast<long long>(pages_min << (m.page_shift - 10));
+            out.notes.push_back(fmt::format(
+                "the file's {} min watermark {} implies vm.min_free_kbytes ≈ {} (computed {}): "
+                "min_free_kbytes was probably changed on the board (sysctl, or a THP setting "
+                "changed at run time)",
+                min_diff->zone, min_diff->reported, implied, out.result.min_free_kbytes));
+        }
         if (!out.differences.empty() && settings.empty())
             out.notes.push_back("the zoneinfo differs from the computation: if a vm sysctl "
                                 "(min_free_kbytes, watermark_scale_factor, "

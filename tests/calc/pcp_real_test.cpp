@@ -146,6 +146,19 @@ TEST_CASE("a zoneinfo edited to a changed min_free_kbytes no longer matches") {
     CHECK(diffs[0].reported == 23988);
     CHECK(diffs[0].computed == 11994);
     CHECK(diffs[0].where.line > 0);
+    // Through run_pcp the note names the min_free_kbytes the file implies: 23988 * lowmem
+    // 2677299 / managed 1900544 = 33791.6 → 33792 pages = 135168 KiB (the board's 67584 doubled).
+    auto edited = (std::filesystem::temp_directory_path() / "cmalign-edited.zoneinfo").string();
+    std::ofstream(edited) << text;
+    r.zoneinfo = edited;
+    auto e = run_pcp(r);
+    CHECK(e.exit_code() == 1);
+    bool implied = false;
+    for (const auto& n : e.notes)
+        implied |=
+            n.find("implies vm.min_free_kbytes ≈ 135168 (computed 67584)") != std::string::npos;
+    CHECK(implied);
+    std::filesystem::remove(edited);
 }
 
 TEST_CASE("RZ/G3S from the Debian 6.12 arm64 defconfig: 1 GiB, 1 CPU, 4K") {
