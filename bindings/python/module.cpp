@@ -8,6 +8,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/run_fix.hpp"
+#include "cmalign/tune.hpp"
 
 namespace py = pybind11;
 
@@ -132,6 +133,64 @@ py::object fix(const std::string& file, std::optional<std::string> out, bool in_
     return to_python(cmalign::fix_json(outcome));
 }
 
+// cmalign.pcp(): the `cmalign pcp --format json` object. `zones` maps a zone name to its managed
+// size ("3G" or bytes); `sysctls` maps "vm.NAME" (or "NAME") to its value on the board.
+py::object pcp(std::optional<py::object> memory, std::map<std::string, py::object> zones,
+               std::optional<std::string> zoneinfo, std::optional<unsigned> cpus,
+               std::map<std::string, py::object> sysctls, std::optional<std::string> sysctl_file,
+               std::optional<std::string> bootargs, std::optional<std::string> dt,
+               std::vector<std::string> vendor_params, std::optional<py::object> memory_base,
+               std::vector<std::string> configs, std::map<std::string, std::string> sets,
+               std::optional<std::string> arch, std::optional<std::string> kernel_version,
+               std::optional<std::string> kernel_tree) {
+    cmalign::PcpRequest request;
+    request.config = config_options(std::move(configs), sets, std::move(arch),
+                                    std::move(kernel_version), std::move(kernel_tree));
+    auto text = [](const py::object& o) { return py::str(o).cast<std::string>(); };
+    if (memory) request.memory = text(*memory);
+    if (memory_base) request.memory_base = text(*memory_base);
+    for (const auto& [name, size] : zones)
+        request.zones.push_back(name + "=" + text(size));
+    request.zoneinfo = std::move(zoneinfo);
+    request.cpus = cpus;
+    for (const auto& [name, value] : sysctls) {
+        std::string v;
+        if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+            for (const auto& item : value)
+                v += (v.empty() ? "" : " ") + py::str(item).cast<std::string>();
+        } else {
+            v = text(value);
+        }
+        request.sysctls.push_back(name + "=" + v);
+    }
+    request.sysctl_file = std::move(sysctl_file);
+    request.bootargs = std::move(bootargs);
+    request.dt = std::move(dt);
+    request.vendor_params = std::move(vendor_params);
+    cmalign::PcpOutcome outcome;
+    {
+        py::gil_scoped_release release;
+        outcome = cmalign::run_pcp(request);
+    }
+    if (outcome.exit_code() == 2) raise_first_error(outcome.diags);
+    return to_python(cmalign::pcp_json(outcome));
+}
+
+// cmalign.heap(): the `cmalign heap --format json` object.
+py::object heap(py::object size, std::optional<int> available_order,
+                std::vector<std::string> configs, std::map<std::string, std::string> sets,
+                std::optional<std::string> arch, std::optional<std::string> kernel_version,
+                std::optional<std::string> kernel_tree) {
+    cmalign::HeapRequest request;
+    request.config = config_options(std::move(configs), sets, std::move(arch),
+                                    std::move(kernel_version), std::move(kernel_tree));
+    request.size = py::str(size).cast<std::string>();
+    request.available_order = available_order;
+    auto outcome = cmalign::run_heap(request);
+    if (outcome.exit_code() == 2) raise_first_error(outcome.diags);
+    return to_python(cmalign::heap_json(outcome));
+}
+
 } // namespace
 
 PYBIND11_MODULE(cmalign, m) {
@@ -152,4 +211,18 @@ PYBIND11_MODULE(cmalign, m) {
           py::arg("defines") = std::map<std::string, std::string>{},
           py::arg("bootargs") = py::none(),
           "CMA pool sizes rounded up where they are written (the `cmalign fix` JSON object).");
+    m.def("pcp", &pcp, py::arg("memory") = py::none(),
+          py::arg("zones") = std::map<std::string, py::object>{}, py::arg("zoneinfo") = py::none(),
+          py::arg("cpus") = py::none(), py::arg("sysctls") = std::map<std::string, py::object>{},
+          py::arg("sysctl_file") = py::none(), py::arg("bootargs") = py::none(),
+          py::arg("dt") = py::none(), py::arg("vendor_params") = std::vector<std::string>{},
+          py::arg("memory_base") = py::none(), py::arg("configs") = std::vector<std::string>{},
+          py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),
+          py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
+          "PCP batch/high, watermarks and min_free_kbytes (the `cmalign pcp` JSON object).");
+    m.def("heap", &heap, py::arg("size"), py::arg("available_order") = py::none(),
+          py::arg("configs") = std::vector<std::string>{},
+          py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),
+          py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
+          "Chunk plan of one dma-buf system heap allocation (the `cmalign heap` JSON object).");
 }

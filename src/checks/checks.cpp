@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign::checks {
 
@@ -625,6 +626,47 @@ void check_cma_disabled(const Context& ctx, Findings& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// cmdline-params: cma_pernuma=, numa_cma= (kernel/dma/contiguous.c), pcp_batch_scale_max= (not
+// upstream), transparent_hugepage= (mm/huge_memory.c). Shared with `cmalign pcp`.
+
+void check_cmdline_params(const Context& ctx, Findings& out) {
+    const auto& rs = ctx.reservations;
+    if (!rs.boot_params) return;
+    const auto& bp = *rs.boot_params;
+    Location where = rs.bootargs_where;
+    if (!where.known()) where = Location{rs.input, 0, 0};
+    std::string node = rs.bootargs_from_option ? std::string{} : std::string{"/chosen"};
+    if (bp.pcp_batch_scale_max_text) {
+        out.add(Severity::warning, where, node,
+                fmt::format("pcp_batch_scale_max={} is not an upstream kernel parameter (an RFC of "
+                            "Nov 2024, not merged): the kernel passes it to init and keeps "
+                            "CONFIG_PCP_BATCH_SCALE_MAX; set that option instead",
+                            *bp.pcp_batch_scale_max_text));
+    }
+    if (bp.cma_pernuma_text && !bp.cma_pernuma_trailing.empty())
+        out.add(Severity::warning, where, node,
+                fmt::format("cma_pernuma={}: the kernel ignores the trailing \"{}\"",
+                            *bp.cma_pernuma_text, bp.cma_pernuma_trailing));
+    if (bp.numa_cma_text) {
+        if (!at_least(ctx.model, 6, 5))
+            out.add(Severity::warning, where, node,
+                    fmt::format("numa_cma={}: {} has no numa_cma= (added with CONFIG_DMA_NUMA_CMA "
+                                "in v6.5 [likely]); only cma_pernuma= exists",
+                                *bp.numa_cma_text, kernel_name(ctx.model)));
+        else if (!bp.numa_cma_ignored.empty())
+            out.add(Severity::warning, where, node,
+                    fmt::format("numa_cma={}: early_numa_cma() stops at \"{}\" and ignores the "
+                                "rest silently (expected NODE:SIZE[,NODE:SIZE...])",
+                                *bp.numa_cma_text, bp.numa_cma_ignored));
+    }
+    if (bp.transparent_hugepage && !bp.transparent_hugepage_valid)
+        out.add(Severity::warning, where, node,
+                fmt::format("transparent_hugepage={}: the kernel prints \"transparent_hugepage= "
+                            "cannot parse, ignored\"",
+                            *bp.transparent_hugepage));
+}
+
+// ---------------------------------------------------------------------------------------------
 // cmdline-cma: kernel/dma/contiguous.c early_cma(), dma_contiguous_reserve(), rmem_cma_setup();
 // mm/cma.c cma_declare_contiguous_nid().
 
@@ -780,7 +822,7 @@ void check_alignment_power_of_2(const Context& ctx, Findings& out) {
     }
 }
 
-constexpr std::array<CheckInfo, 18> checks_table{{
+constexpr std::array<CheckInfo, 19> checks_table{{
     {"reserved-memory-format", Severity::error, true,
      "/reserved-memory must have #address-cells/#size-cells equal to the root's and `ranges`, "
      "else the kernel ignores every reservation",
@@ -828,6 +870,10 @@ constexpr std::array<CheckInfo, 18> checks_table{{
     {"cmdline-cma", Severity::error, true,
      "problems of the cma= kernel parameter, and linux,cma-default pools it overrides",
      check_cmdline_cma},
+    {"cmdline-params", Severity::warning, true,
+     "cma_pernuma=, numa_cma=, transparent_hugepage= problems, and the non-upstream "
+     "pcp_batch_scale_max=",
+     check_cmdline_params},
     {"overlap", Severity::warning, true, "reservations that overlap each other or /memreserve/",
      check_overlap},
     {"outside-memory", Severity::warning, true,

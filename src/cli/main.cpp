@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
     cmalign::cli::register_tree(app, exit_code);
     cmalign::cli::register_fix(app, exit_code);
     cmalign::cli::register_suggest(app, exit_code);
+    cmalign::cli::register_pcp(app, exit_code);
+    cmalign::cli::register_heap(app, exit_code);
 
     try {
         app.parse(argc, argv);

@@ -9,6 +9,8 @@
 #include <cctype>
 #include <strings.h>
 
+#include "cmalign/reserved/bootargs.hpp"
+
 namespace cmalign::reserved {
 
 const char* to_string(Kind kind) {
@@ -320,7 +322,10 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
             }
         }
     }
-    if (out.bootargs) out.cma_cmdline = parse_cma_cmdline(*out.bootargs);
+    if (out.bootargs) {
+        out.cma_cmdline = parse_cma_cmdline(*out.bootargs);
+        out.boot_params = std::make_shared<const BootParams>(parse_boot_params(*out.bootargs));
+    }
 
     const dt::Node* rm = find_child_fdt(root, "reserved-memory");
     if (rm == nullptr) return out;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -127,6 +128,8 @@ split_cmdline(std::string_view line);
 // Finds `cma=` (the last one wins, as early_param calls early_cma() for each).
 std::optional<CmaCmdline> parse_cma_cmdline(std::string_view bootargs);
 
+struct BootParams; // bootargs.hpp
+
 struct ReadOptions {
     std::optional<std::string> bootargs; // --bootargs: overrides /chosen/bootargs
     bool cma_enabled = true;             // CONFIG_CMA
@@ -167,6 +170,9 @@ struct Reservations {
     Location bootargs_where;             // /chosen/bootargs property (unknown for --bootargs)
     bool bootargs_from_option = false;
     std::optional<CmaCmdline> cma_cmdline;
+    // cma_pernuma=, numa_cma=, pcp_batch_scale_max=, transparent_hugepage= (bootargs.hpp);
+    // Set whenever there is a command line.
+    std::shared_ptr<const BootParams> boot_params;
 };
 
 // Never fails: every oddity is recorded as a fact for checks/ to judge.
