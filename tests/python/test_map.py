@@ -136,3 +136,14 @@ def test_bad_board_is_exit_2(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "bad.dts:2:" in proc.stderr
+
+
+def test_readme_picture_is_current():
+    """docs/seed-board-16k-map.svg (shown in the README) is what `map` draws today."""
+    proc = subprocess.run(
+        [CLI, "map", "examples/boards/seed-board.dts", "-c", "examples/configs/arm64-16k.config",
+         "--format", "svg"],
+        capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1, proc.stderr
+    committed = (ROOT / "docs" / "seed-board-16k-map.svg").read_text()
+    assert proc.stdout == committed, "regenerate docs/seed-board-16k-map.svg (see README)"
