@@ -179,3 +179,29 @@ TEST_CASE("table works on v4.19 and v5.4") {
         CHECK(seen_16k_32mib);
     }
 }
+
+TEST_CASE("powerpc HUGETLB_PAGE_SIZE_VARIABLE before v5.19: alignment known at build time") {
+    // HUGETLB_PAGE_SIZE_VARIABLE "depends on HUGETLB_PAGE && PPC_BOOK3S_64" (arch/powerpc/Kconfig,
+    // as the v5.12 "mm: Generalize HUGETLB_PAGE_SIZE_VARIABLE" patch shows it): pageblock_order
+    // is HPAGE_SHIFT - PAGE_SHIFT, chosen at boot (hash 24, radix 21). [MZ] 64K PPC64:
+    // FORCE_MAX_ZONEORDER 9 → MAX_ORDER - 1 = 8; boot gives 5 (radix) or 8 (hash), never above 8,
+    // so [C419] 64K << max(8, 5..8) = 64K << 8 = 16 MiB whatever the MMU.
+    auto p64 =
+        calc("powerpc", "4.19", {{"PPC64", "y"}, {"PPC_64K_PAGES", "y"}, {"HUGETLBFS", "y"}});
+    REQUIRE(p64);
+    CHECK_FALSE(p64->pageblock_order);
+    REQUIRE(p64->pageblock_order_range);
+    CHECK(p64->pageblock_order_range->first == 5);
+    CHECK(p64->pageblock_order_range->second == 8);
+    CHECK(p64->cma_min_alignment_bytes == 16 * MiB);
+    // 4K PPC64 on v5.4: FORCE_MAX_ZONEORDER 13 → 12; boot 9 (radix) or 12 (hash): 4K << 12.
+    auto p4 = calc("powerpc", "5.4", {{"PPC64", "y"}, {"PPC_4K_PAGES", "y"}, {"HUGETLBFS", "y"}});
+    REQUIRE(p4);
+    CHECK(p4->max_page_order == 12);
+    CHECK(p4->cma_min_alignment_bytes == 16 * MiB);
+    // From v5.19 the alignment is PAGE_SIZE << pageblock_order: decided at boot again.
+    auto p519 =
+        calc("powerpc", "5.19", {{"PPC64", "y"}, {"PPC_64K_PAGES", "y"}, {"HUGETLBFS", "y"}});
+    REQUIRE(p519);
+    CHECK_FALSE(p519->cma_min_alignment_bytes);
+}
