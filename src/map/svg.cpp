@@ -3,8 +3,9 @@
 // Columns, left to right: addresses at every cut of the axis; the CMA grid; RAM (the /memory
 // banks; hatched where a block lies outside RAM; broken-axis marks for gaps); one lane per set of
 // overlapping reservations (colour = what the kernel does with it; a dashed orange outline is the
-// extent `fix` would give it; a red edge is one not on the CMA grid); then a label per block.
-// Blocks the kernel places at boot are listed under the map, and a legend closes the picture.
+// extent `fix` would give it; a thick dashed black edge is one off the CMA grid); then a label per
+// block. Blocks the kernel places at boot are listed under the map, and a legend closes the
+// picture.
 #include <algorithm>
 #include <cmath>
 
@@ -93,6 +94,8 @@ constexpr const char* grey = "#6b6b6b";
 constexpr const char* brown = "#8c564b";
 constexpr const char* orange = "#ff7f0e";
 constexpr const char* ram = "#dce6f2";
+constexpr const char* off_grid = "#111111";
+constexpr const char* off_grid_dash = R"(stroke-dasharray="5,2")";
 
 Style style_of(const Block& b) {
     if (b.kind == "memreserve") return {brown, "#5a3a32", false};
@@ -321,9 +324,11 @@ std::string render_svg(const Layout& layout) {
         }
         svg.rect(x, y0, lane_w, y1 - y0, st.fill, st.stroke, 1,
                  st.dashed ? R"(stroke-dasharray="4,2")" : "");
-        // Edges off the CMA grid in thick red.
-        if (b.base_aligned && !*b.base_aligned) svg.line(x - 4, y0, x + lane_w + 4, y0, red, 3);
-        if (b.size_aligned && !*b.size_aligned) svg.line(x - 4, y1, x + lane_w + 4, y1, red, 3);
+        // Edges off the CMA grid: black and dashed, visible on the red of a rejected pool too.
+        if (b.base_aligned && !*b.base_aligned)
+            svg.line(x - 6, y0, x + lane_w + 6, y0, off_grid, 3, off_grid_dash);
+        if (b.size_aligned && !*b.size_aligned)
+            svg.line(x - 6, y1, x + lane_w + 6, y1, off_grid, 3, off_grid_dash);
         if (y1 - y0 >= 15)
             svg.text(x + lane_w / 2, y0 + (y1 - y0) / 2 + 4, cut(b.label, 20),
                      fmt::format(R"(font-size="10" text-anchor="middle" fill="{}")",
@@ -446,7 +451,7 @@ std::string render_svg(const Layout& layout) {
         lx += w;
     }
     y += 24;
-    svg.line(16, y + 5, 40, y + 5, red, 3);
+    svg.line(16, y + 5, 40, y + 5, off_grid, 3, off_grid_dash);
     svg.text(46, y + 9, "edge off the CMA grid", R"(font-size="11")");
     svg.line(200, y + 5, 224, y + 5, "#4a6fa5", 0.8, R"(stroke-dasharray="3,3")");
     svg.text(230, y + 9,
