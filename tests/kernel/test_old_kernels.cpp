@@ -205,3 +205,19 @@ TEST_CASE("powerpc HUGETLB_PAGE_SIZE_VARIABLE before v5.19: alignment known at b
     REQUIRE(p519);
     CHECK_FALSE(p519->cma_min_alignment_bytes);
 }
+
+TEST_CASE("arm v4.19: FORCE_MAX_ZONEORDER 9 on SA1111 and EFM32") {
+    // v4.19 arch/arm/Kconfig: default "12" if SOC_AM33XX, "9" if SA1111 || ARCH_EFM32, "11".
+    // EFM32 (Cortex-M, no huge pages): MAX_ORDER 9 → 8; 4K << 8 = 1 MiB.
+    auto efm = calc("arm", "4.19", {{"ARCH_EFM32", "y"}});
+    REQUIRE(efm);
+    CHECK(efm->max_page_order == 8);
+    CHECK(efm->cma_min_alignment_bytes == 1 * MiB);
+    auto am33 = calc("arm", "5.4", {{"SOC_AM33XX", "y"}});
+    REQUIRE(am33);
+    CHECK(am33->cma_min_alignment_bytes == 8 * MiB); // 12 → 11: 4K << 11
+    // After the EFM32 removal the symbol no longer matters: default 11 → 10 → 4 MiB.
+    auto later = calc("arm", "5.15", {{"ARCH_EFM32", "y"}});
+    REQUIRE(later);
+    CHECK(later->cma_min_alignment_bytes == 4 * MiB);
+}
