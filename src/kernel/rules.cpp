@@ -24,12 +24,18 @@ std::span<const PageSizeRow> page_sizes() {
         {Arch::arm, all_versions(), nullptr, k4, When{}, "arch/arm/include/asm/page.h"},
         {Arch::riscv, all_versions(), nullptr, k4, When{}, "arch/riscv/include/asm/page.h"},
         // "default PPC_64K_PAGES if PPC_BOOK3S_64; default PPC_4K_PAGES": the 64K row comes first
-        // so that its condition is tried first.
-        {Arch::powerpc, all_versions(), "PPC_64K_PAGES", k64, When{0, {{"PPC_BOOK3S_64"}}},
+        // so that its condition is tried first. That first default came with "powerpc/64s:
+        // Default to 64K pages for 64 bit book3s" (Joel Stanley, v2 Oct 2021) [likely v5.16];
+        // before it the choice defaulted to PPC_4K_PAGES everywhere.
+        {Arch::powerpc, until(5, 15), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_64K_PAGES", k64, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_64K_PAGES", k64, When{0, {{"PPC_BOOK3S_64"}}},
          "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
         // loongarch and mips have always used the PAGE_SIZE_* names (arch-owned before v6.10,
         // the generic arch/Kconfig choice since).
         {Arch::loongarch, all_versions(), "PAGE_SIZE_16KB", k16, When{}, "arch/loongarch/Kconfig"},

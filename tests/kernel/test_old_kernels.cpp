@@ -221,3 +221,17 @@ TEST_CASE("arm v4.19: FORCE_MAX_ZONEORDER 9 on SA1111 and EFM32") {
     REQUIRE(later);
     CHECK(later->cma_min_alignment_bytes == 4 * MiB);
 }
+
+TEST_CASE("powerpc: the page size choice defaults to 4K before v5.16, 64K on Book3S-64 after") {
+    // arch/powerpc/Kconfig: "default PPC_64K_PAGES if PPC_BOOK3S_64" was added by "powerpc/64s:
+    // Default to 64K pages for 64 bit book3s" (Oct 2021) [likely v5.16]; before, "default
+    // PPC_4K_PAGES" alone. A PPC64 config that names no page size:
+    auto v54 = calc("powerpc", "5.4", {{"PPC64", "y"}, {"PPC_BOOK3S_64", "y"}});
+    auto v516 = calc("powerpc", "5.16", {{"PPC64", "y"}, {"PPC_BOOK3S_64", "y"}});
+    REQUIRE(v54);
+    REQUIRE(v516);
+    CHECK(v54->page_size == 4096);
+    CHECK(v516->page_size == 65536);
+    // 4K PPC64 on 5.4: FORCE_MAX_ZONEORDER 13 → 12, no huge pages → 4K << 12 = 16 MiB.
+    CHECK(v54->cma_min_alignment_bytes == 16 * MiB);
+}
