@@ -41,7 +41,7 @@ KernelVersion newest_modelled_version() {
     return KernelVersion{7, 0, 0, false};
 }
 KernelVersion oldest_modelled_version() {
-    return KernelVersion{5, 10, 0, false};
+    return KernelVersion{4, 19, 0, false};
 }
 
 std::string VersionRange::str() const {

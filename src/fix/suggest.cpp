@@ -146,6 +146,13 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
         }
     }
 
+    // The arch's max-order symbol. Where it has no prompt, Kconfig recomputes it whenever its
+    // conditions change (arm64 up to v5.11 defaults it by THP), so a changed candidate drops it.
+    const kernel::rules::MaxOrderKconfigRow* mo = nullptr;
+    for (const auto& row : kernel::rules::max_order_kconfig())
+        if (row.arch == arch && row.versions.contains(version)) mo = &row;
+    const bool recomputed_max_order = mo && mo->symbol && !mo->prompt;
+
     // 2. Disabling HugeTLB and/or THP, only where derive() says it lowers the alignment enough.
     {
         struct Off {
@@ -166,7 +173,8 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
             variants.push_back({{{"CONFIG_HUGETLBFS", "n"}, {"CONFIG_TRANSPARENT_HUGEPAGE", "n"}},
                                 {"HUGETLB_PAGE"},
                                 "neither HugeTLB nor transparent huge pages"});
-        for (const auto& v : variants) {
+        for (auto& v : variants) {
+            if (recomputed_max_order) v.drop.insert(mo->symbol);
             auto c = derive_quietly(modified(config, v.drop, v.changes), options);
             if (!accept(c)) continue;
             make(v.changes, *c.model,
@@ -178,9 +186,6 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     }
 
     // 3. A smaller ARCH_FORCE_MAX_ORDER where the arch has a prompt for it (vendor-only otherwise).
-    const kernel::rules::MaxOrderKconfigRow* mo = nullptr;
-    for (const auto& row : kernel::rules::max_order_kconfig())
-        if (row.arch == arch && row.versions.contains(version)) mo = &row;
     std::optional<Suggestion> vendor_max_order;
     if (mo && mo->symbol) {
         const auto* current = config.find(mo->symbol);
@@ -239,7 +244,7 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
             if (g.symbol && !choice_names.count(g.symbol)) drop.insert(g.symbol);
         drop.insert("PAGE_SHIFT");
         // A prompt-less max order is recomputed by Kconfig for the new page size.
-        if (mo && mo->symbol && !mo->prompt) drop.insert(mo->symbol);
+        if (recomputed_max_order) drop.insert(mo->symbol);
         std::sort(choices.begin(), choices.end(),
                   [](const auto* a, const auto* b) { return a->page_shift > b->page_shift; });
         for (const auto* row : choices) {

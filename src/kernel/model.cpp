@@ -918,9 +918,20 @@ void Deriver::resolve_pageblock_order() {
 
     // CMA alignment.
     const auto* cma = find_row(rules::cma_alignment_rules(), m_.version);
-    if (m_.pageblock_order) {
-        int order = cma->max_with_max_order ? std::max(m_.max_page_order, *m_.pageblock_order)
+    // Up to v5.18 the alignment is PAGE_SIZE << max(MPO, pageblock_order): when every value the
+    // boot may give pageblock_order is at most MPO (powerpc's HUGETLB_PAGE_SIZE_VARIABLE: hash
+    // or radix order, not above MPO), the alignment is known at build time.
+    const bool known_despite_boot = !m_.pageblock_order && m_.pageblock_order_range &&
+                                    cma->max_with_max_order &&
+                                    m_.pageblock_order_range->second <= m_.max_page_order;
+    std::optional<int> cma_order;
+    if (m_.pageblock_order)
+        cma_order = cma->max_with_max_order ? std::max(m_.max_page_order, *m_.pageblock_order)
                                             : *m_.pageblock_order;
+    else if (known_despite_boot)
+        cma_order = m_.max_page_order;
+    if (cma_order) {
+        const int order = *cma_order;
         // The kernel computes PAGE_SIZE * (1UL << order) in unsigned long: an absurd order
         // (an arch without a range lets ARCH_FORCE_MAX_ORDER=99 through) wraps, as the compiler
         // folds it (to 0 for shifts past the width).
@@ -938,12 +949,15 @@ void Deriver::resolve_pageblock_order() {
                  "kernel-config-range");
     }
     std::string cma_rule = cma->rule;
-    if (m_.cma_min_alignment_bytes)
-        cma_rule +=
-            fmt::format(" = {} << {} = {}", m_.page_size,
-                        cma->max_with_max_order ? std::max(m_.max_page_order, *m_.pageblock_order)
-                                                : *m_.pageblock_order,
-                        human_bytes(*m_.cma_min_alignment_bytes));
+    if (m_.cma_min_alignment_bytes && known_despite_boot)
+        cma_rule += fmt::format(
+            " = {} << {} = {}: pageblock_order is set at boot to {}..{}, never above the max "
+            "order {} (and still 0 when rmem_cma_setup() runs, before set_pageblock_order())",
+            m_.page_size, *cma_order, human_bytes(*m_.cma_min_alignment_bytes),
+            m_.pageblock_order_range->first, m_.pageblock_order_range->second, m_.max_page_order);
+    else if (m_.cma_min_alignment_bytes)
+        cma_rule += fmt::format(" = {} << {} = {}", m_.page_size, *cma_order,
+                                human_bytes(*m_.cma_min_alignment_bytes));
     else if (m_.pageblock_order_range) {
         auto [lo, hi] = *m_.pageblock_order_range;
         if (cma->max_with_max_order) {

@@ -24,12 +24,18 @@ std::span<const PageSizeRow> page_sizes() {
         {Arch::arm, all_versions(), nullptr, k4, When{}, "arch/arm/include/asm/page.h"},
         {Arch::riscv, all_versions(), nullptr, k4, When{}, "arch/riscv/include/asm/page.h"},
         // "default PPC_64K_PAGES if PPC_BOOK3S_64; default PPC_4K_PAGES": the 64K row comes first
-        // so that its condition is tried first.
-        {Arch::powerpc, all_versions(), "PPC_64K_PAGES", k64, When{0, {{"PPC_BOOK3S_64"}}},
+        // so that its condition is tried first. That first default came with "powerpc/64s:
+        // Default to 64K pages for 64 bit book3s" (Joel Stanley, v2 Oct 2021) [likely v5.16];
+        // before it the choice defaulted to PPC_4K_PAGES everywhere.
+        {Arch::powerpc, until(5, 15), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_64K_PAGES", k64, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, until(5, 15), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_64K_PAGES", k64, When{0, {{"PPC_BOOK3S_64"}}},
          "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
-        {Arch::powerpc, all_versions(), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_4K_PAGES", k4, When{}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_16K_PAGES", k16, {}, "arch/powerpc/Kconfig"},
+        {Arch::powerpc, since(5, 16), "PPC_256K_PAGES", k256, {}, "arch/powerpc/Kconfig"},
         // loongarch and mips have always used the PAGE_SIZE_* names (arch-owned before v6.10,
         // the generic arch/Kconfig choice since).
         {Arch::loongarch, all_versions(), "PAGE_SIZE_16KB", k16, When{}, "arch/loongarch/Kconfig"},
@@ -71,8 +77,11 @@ std::span<const MaxOrderKconfigRow> max_order_kconfig() {
     const When p16{k16, {}}, p64{k64, {}}, p4{k4, {}};
     static const std::vector<MaxOrderKconfigRow> rows = {
         // arm64 ---------------------------------------------------------------------------------
+        // "14 if (ARM64_64K_PAGES && TRANSPARENT_HUGEPAGE)" since d03bb1455f3a (v3.11), the 16K
+        // line since 16K pages (v4.4); read verbatim in a v5.4 tree (ChromiumOS 5.4
+        // arch/arm64/Kconfig) and in the v5.11-based patch that dropped the THP condition.
         {Arch::arm64,
-         between(5, 10, 5, 11),
+         between(4, 19, 5, 11),
          "FORCE_MAX_ZONEORDER",
          false,
          {{When{k64, {{"TRANSPARENT_HUGEPAGE"}}}, 14},
@@ -125,15 +134,30 @@ std::span<const MaxOrderKconfigRow> max_order_kconfig() {
          "arch/arm64/Kconfig",
          ""},
         // arm -----------------------------------------------------------------------------------
+        // v4.19 arch/arm/Kconfig (read in a 4.19.124 BSP tree): int "Maximum zone order",
+        // "12" if SOC_AM33XX, "9" if SA1111 || ARCH_EFM32, "11". The EFM32 platform was removed
+        // in the 2021 obsolete-platform cleanup [likely v5.12].
         {Arch::arm,
-         until(6, 0),
+         until(5, 11),
+         "FORCE_MAX_ZONEORDER",
+         true,
+         {{When{0, {{"SOC_AM33XX"}}}, 12},
+          {When{0, {{"SA1111"}}}, 9},
+          {When{0, {{"ARCH_EFM32"}}}, 9},
+          {any, 11}},
+         {},
+         {},
+         "arch/arm/Kconfig",
+         "EFM32 removal [likely v5.12]"},
+        {Arch::arm,
+         between(5, 12, 6, 0),
          "FORCE_MAX_ZONEORDER",
          true,
          {{When{0, {{"SOC_AM33XX"}}}, 12}, {When{0, {{"SA1111"}}}, 9}, {any, 11}},
          {},
          {},
          "arch/arm/Kconfig",
-         "assumed as in v6.1 [unverified]"},
+         "as the v6.1 rename patch shows it"},
         {Arch::arm,
          between(6, 1, 6, 3),
          "ARCH_FORCE_MAX_ORDER",
@@ -175,7 +199,7 @@ std::span<const MaxOrderKconfigRow> max_order_kconfig() {
           {any, 11, 64}},
          {},
          "arch/powerpc/Kconfig",
-         "assumed as in v6.1 [unverified]"},
+         "as in the v6.0 text the v6.1 rename patch shows; v4.19/v5.4 not read [unverified]"},
         {Arch::powerpc,
          between(6, 1, 6, 3),
          "ARCH_FORCE_MAX_ORDER",
@@ -259,7 +283,8 @@ std::span<const MaxOrderKconfigRow> max_order_kconfig() {
           {any, 0, 64}},
          {},
          "arch/mips/Kconfig",
-         "assumed as in v6.1 [unverified]"},
+         "as in the v6.0 text the v6.1 rename patch shows; 2014 had \"range 11 64\" where "
+         "v6.0 has \"range 0 64\" [unverified when]"},
         {Arch::mips,
          between(6, 1, 6, 3),
          "ARCH_FORCE_MAX_ORDER",
@@ -332,11 +357,16 @@ std::span<const HugeGeometryRow> huge_geometry() {
          "arch/arm/Kconfig (HugeTLB and THP only if ARM_LPAE), asm/pgtable-3level.h"},
         {Arch::arm, all_versions(), When{}, none, none,
          "arch/arm/Kconfig (no HugeTLB or THP without ARM_LPAE)"},
-        {Arch::riscv, all_versions(), When{0, {{"64BIT"}}},
+        // arch/riscv gained ARCH_SUPPORTS_HUGETLBFS with "riscv: Introduce huge page support for
+        // 32/64bit kernel" (Alexandre Ghiti, v3 July 2019) [likely v5.4]. Before v5.18 neither
+        // HugeTLB nor THP changes riscv's numbers: the alignment is PAGE_SIZE << max(MPO, 9).
+        {Arch::riscv, until(5, 3), When{}, none, none,
+         "arch/riscv/Kconfig (no ARCH_SUPPORTS_HUGETLBFS or THP before v5.4 [likely])"},
+        {Arch::riscv, since(5, 4), When{0, {{"64BIT"}}},
          OrderSpec{K::fixed_shift, 21, 0, "HPAGE_SHIFT - PAGE_SHIFT = PMD_SHIFT - 12 = 9"},
          OrderSpec{K::fixed_shift, 21, 0, "PMD_SHIFT - PAGE_SHIFT = 21 - 12"},
          "arch/riscv/include/asm/page.h, pgtable-64.h"},
-        {Arch::riscv, all_versions(), When{},
+        {Arch::riscv, since(5, 4), When{},
          OrderSpec{K::fixed_shift, 22, 0, "HPAGE_SHIFT - PAGE_SHIFT = PGDIR_SHIFT - 12 = 10"}, none,
          "arch/riscv/include/asm/pgtable-32.h (THP needs 64BIT)"},
         {Arch::powerpc, all_versions(), When{k64, {{"PPC_BOOK3S_64"}}},
@@ -513,9 +543,12 @@ std::span<const PageblockRow> pageblock_rules() {
 
 std::span<const CmaAlignmentRow> cma_alignment_rules() {
     static const std::array rows = {
+        // rmem_cma_setup(): "align = PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order)", then
+        // "incorrect alignment of CMA region" when base or size has a bit of align - 1 set; read
+        // in a 4.19-based (Android k4.19) and a 5.4-based (ChromiumOS 5.4) kernel/dma/contiguous.c.
         CmaAlignmentRow{until(5, 17), true, "PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order)",
-                        "drivers/of/of_reserved_mem.c, kernel/dma/contiguous.c, mm/cma.c "
-                        "(open-coded)",
+                        "drivers/of/of_reserved_mem.c, kernel/dma/contiguous.c rmem_cma_setup(), "
+                        "mm/cma.c (open-coded)",
                         ""},
         CmaAlignmentRow{between(5, 18, 5, 18), true,
                         "CMA_MIN_ALIGNMENT_BYTES = PAGE_SIZE * max(MAX_ORDER_NR_PAGES, "
@@ -546,7 +579,12 @@ std::span<const PageBlockOptionRow> page_block_options() {
 
 std::span<const CmaAreasRow> cma_areas_rules() {
     static const std::array rows = {
-        CmaAreasRow{until(6, 8), 1, 19, 7, "MAX_CMA_AREAS = 1 + CONFIG_CMA_AREAS",
+        // "default 19 if NUMA" came with the per-NUMA CMA work (proposed in its 2020 thread,
+        // after DMA_PERNUMA_CMA existed) [likely v5.10]; before it the default was 7 everywhere.
+        CmaAreasRow{until(5, 9), 1, 7, 7, "MAX_CMA_AREAS = 1 + CONFIG_CMA_AREAS",
+                    "include/linux/cma.h, mm/Kconfig",
+                    "no NUMA default before \"default 19 if NUMA\" [likely v5.10]"},
+        CmaAreasRow{between(5, 10, 6, 8), 1, 19, 7, "MAX_CMA_AREAS = 1 + CONFIG_CMA_AREAS",
                     "include/linux/cma.h, mm/Kconfig", "change [likely v6.9]"},
         CmaAreasRow{since(6, 9), 0, 20, 8, "MAX_CMA_AREAS = CONFIG_CMA_AREAS",
                     "include/linux/cma.h, mm/Kconfig",

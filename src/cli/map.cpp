@@ -1,0 +1,65 @@
+// cmalign map BOARD: a picture of the board's physical memory for one kernel configuration:
+// /memory banks, /memreserve/ entries, every reservation with its kind and size, the CMA
+// alignment grid, what the kernel rejects and what `fix` would change.
+//
+// --format text (default): a compact terminal picture, 80 columns; svg: a standalone picture;
+// json: the layout as data. Exit codes: 0 nothing rejected, 1 the kernel rejects something
+// shown, 2 configuration, input or usage error.
+#include <fstream>
+#include <iostream>
+
+#include "cmalign/map/map.hpp"
+#include "cmalign/run_map.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_map(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "map",
+        "draw the board's physical memory: banks, reservations, CMA grid, rejections, fixes");
+    auto request = std::make_shared<MapRequest>();
+    auto format = std::make_shared<std::string>("text");
+    auto output = std::make_shared<std::string>();
+    auto columns = std::make_shared<int>(80);
+    cmd->add_option("board", request->input, "a .dts or .dtb board")->required();
+    add_config_options(*cmd, request->config);
+    add_tree_options(*cmd, request->tree);
+    cmd->add_option("--bootargs", request->checks.bootargs,
+                    "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--format", *format, "text, svg or json")
+        ->check(CLI::IsMember({"text", "svg", "json"}));
+    cmd->add_option("-o,--output", *output, "write the picture to this file instead of stdout");
+    cmd->add_option("--columns", *columns, "width of the text picture (default 80, at least 60)")
+        ->check(CLI::Range(60, 1000));
+
+    cmd->callback([=, &exit_code] {
+        auto outcome = run_map(*request);
+        Diagnostics shown;
+        for (const auto* list : {&outcome.config_diagnostics, &outcome.errors})
+            for (const auto& d : *list)
+                shown.add(d);
+        print_diagnostics(shown);
+        if (!outcome.layout) {
+            exit_code = exit_input_error;
+            return;
+        }
+        std::string text = *format == "svg"    ? map::render_svg(*outcome.layout)
+                           : *format == "json" ? map::to_json(*outcome.layout).dump(2) + "\n"
+                                               : map::render_text(*outcome.layout, *columns);
+        if (output->empty()) {
+            std::cout << text;
+        } else {
+            std::ofstream out(*output, std::ios::binary);
+            out << text;
+            if (!out) {
+                std::cerr << *output << ": error: cannot write the picture\n";
+                exit_code = exit_input_error;
+                return;
+            }
+        }
+        exit_code = outcome.exit_code();
+    });
+}
+
+} // namespace cmalign::cli
