@@ -32,6 +32,7 @@ void register_check(CLI::App& app, int& exit_code);
 void register_tree(CLI::App& app, int& exit_code);
 void register_fix(CLI::App& app, int& exit_code);
 void register_suggest(CLI::App& app, int& exit_code);
+void register_explain(CLI::App& app, int& exit_code);
 
 // -I, -D
 void add_tree_options(CLI::App& cmd, TreeOptions& options);

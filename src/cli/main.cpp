@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     cmalign::cli::register_tree(app, exit_code);
     cmalign::cli::register_fix(app, exit_code);
     cmalign::cli::register_suggest(app, exit_code);
+    cmalign::cli::register_explain(app, exit_code);
 
     try {
         app.parse(argc, argv);
