@@ -49,10 +49,10 @@ struct ExplainOutcome {
     std::optional<KernelVersion> version;
     std::string version_source; // "log line 3", "--kernel-version", "the configuration"
     std::optional<kernel::Model> model;
-    std::vector<NodeExplanation> nodes;         // board order
-    std::vector<bootlog::Message> unmatched;    // lines naming nodes the board does not have
-    std::vector<bootlog::Message> other;        // lines about no node (the cma= area, …)
-    std::vector<Diagnostic> errors;             // unreadable log or board, no version, config
+    std::vector<NodeExplanation> nodes;      // board order
+    std::vector<bootlog::Message> unmatched; // lines naming nodes the board does not have
+    std::vector<bootlog::Message> other;     // lines about no node (the cma= area, …)
+    std::vector<Diagnostic> errors;          // unreadable log or board, no version, config
     std::vector<std::string> notes;
     // 2: errors; 1: the log shows a pool lost (rejected or failed) or check finds an error; 0.
     int exit_code() const;

@@ -115,8 +115,8 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     ExplainOutcome out;
     auto text = read_text(request.log_path);
     if (!text) {
-        out.errors.push_back({Severity::error, {request.log_path, 0, 0}, "", "cannot read the log",
-                              "", "", {}});
+        out.errors.push_back(
+            {Severity::error, {request.log_path, 0, 0}, "", "cannot read the log", "", "", {}});
         return out;
     }
     out.log = bootlog::parse(*text);
@@ -148,10 +148,14 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                                             *cfg->header_version));
         }
         if (!out.version) {
-            out.errors.push_back({Severity::error, {request.log_path, 0, 0}, "",
+            out.errors.push_back({Severity::error,
+                                  {request.log_path, 0, 0},
+                                  "",
                                   "no \"Linux version\" line in the log: give --kernel-version "
                                   "(the rules differ between versions)",
-                                  "", "", {}});
+                                  "",
+                                  "",
+                                  {}});
             return out;
         }
     }
@@ -166,12 +170,11 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     out.model = checked.model;
     out.errors.insert(out.errors.end(), checked.config_diagnostics.begin(),
                       checked.config_diagnostics.end());
-    out.errors.insert(out.errors.end(), checked.input_errors.begin(),
-                      checked.input_errors.end());
+    out.errors.insert(out.errors.end(), checked.input_errors.begin(), checked.input_errors.end());
     if (!checked.model || checked.results.empty()) {
         if (out.errors.empty())
-            out.errors.push_back({Severity::error, {request.board, 0, 0}, "",
-                                  "cannot read the board", "", "", {}});
+            out.errors.push_back(
+                {Severity::error, {request.board, 0, 0}, "", "cannot read the board", "", "", {}});
         return out;
     }
     // Errors of the configuration are fatal; its warnings are not.
@@ -195,8 +198,8 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
         for (const auto& d : result.diagnostics) {
             if (d.node != region.path) continue;
             n.findings.push_back(d);
-            if (!n.finding || (d.severity == Severity::error &&
-                               n.finding->severity != Severity::error))
+            if (!n.finding ||
+                (d.severity == Severity::error && n.finding->severity != Severity::error))
                 n.finding = d;
         }
         for (const auto& e : planned.edits)
@@ -246,7 +249,8 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
             }
         }
         if (!any) {
-            if (init_line) out.unmatched.insert(out.unmatched.end(), pending.begin(), pending.end());
+            if (init_line)
+                out.unmatched.insert(out.unmatched.end(), pending.begin(), pending.end());
             out.unmatched.push_back(m);
         }
         if (init_line) pending.clear();
@@ -263,8 +267,9 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
             out.other.push_back(p);
     }
     for (auto& n : out.nodes)
-        std::stable_sort(n.log.begin(), n.log.end(),
-                         [](const auto& a, const auto& b) { return a.line_number < b.line_number; });
+        std::stable_sort(n.log.begin(), n.log.end(), [](const auto& a, const auto& b) {
+            return a.line_number < b.line_number;
+        });
 
     // Why, in words: the log's outcome next to check's verdict for this version.
     const auto& model = *out.model;
@@ -284,6 +289,11 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                                          "booted was configured differently from {} (give its "
                                          ".config with -c)",
                                          kernel);
+        } else if (log_lost && n.finding) {
+            // A warning of check's (CMA not configured, a doubtful cmdline) that the log shows
+            // cost the pool.
+            n.message = fmt::format("{}; the log shows the pool {}", n.finding->message,
+                                    to_string(n.outcome));
         } else if (log_lost) {
             // The configuration given does not explain the log: say which page sizes would.
             if (!by_page_size) {
@@ -296,12 +306,11 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                 if (m.pools[p].node != n.node) continue;
                 for (std::size_t c = 0; c < m.columns.size(); ++c)
                     if (m.cells[p][c] == report::PoolState::rejected)
-                        would += fmt::format("{}{} pages (CMA alignment {})",
-                                             would.empty() ? "" : ", ",
-                                             kernel::human_bytes(m.columns[c].page_size),
-                                             m.columns[c].alignment
-                                                 ? kernel::human_bytes(*m.columns[c].alignment)
-                                                 : std::string("decided at boot"));
+                        would += fmt::format(
+                            "{}{} pages (CMA alignment {})", would.empty() ? "" : ", ",
+                            kernel::human_bytes(m.columns[c].page_size),
+                            m.columns[c].alignment ? kernel::human_bytes(*m.columns[c].alignment)
+                                                   : std::string("decided at boot"));
             }
             n.message = fmt::format(
                 "the log shows the pool {}, but check finds nothing wrong with it for {}: the "
@@ -392,13 +401,13 @@ nlohmann::json explain_json(const ExplainOutcome& outcome) {
 std::string explain_text(const ExplainOutcome& outcome) {
     std::string out;
     if (outcome.version && outcome.model)
-        out += fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n",
-                           outcome.version->str(), outcome.version_source,
-                           kernel::to_string(outcome.model->arch),
-                           kernel::human_bytes(outcome.model->page_size),
-                           outcome.model->cma_min_alignment_bytes
-                               ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
-                               : std::string("decided at boot"));
+        out +=
+            fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n", outcome.version->str(),
+                        outcome.version_source, kernel::to_string(outcome.model->arch),
+                        kernel::human_bytes(outcome.model->page_size),
+                        outcome.model->cma_min_alignment_bytes
+                            ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
+                            : std::string("decided at boot"));
     for (const auto& n : outcome.nodes) {
         out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where), to_string(n.outcome));
         for (const auto& m : n.log)
@@ -414,9 +423,9 @@ std::string explain_text(const ExplainOutcome& outcome) {
                                e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
         if (n.edits.empty() && n.finding && !n.finding->fix.empty()) {
             const auto& h = n.finding->fix.front();
-            out += fmt::format("  fix: {} {:#x} → {:#x}{}\n", h.property, h.old_value, h.new_value,
-                               n.fix_issues.empty() ? ""
-                                                    : " (" + n.fix_issues.front().message + ")");
+            out +=
+                fmt::format("  fix: {} {:#x} → {:#x}{}\n", h.property, h.old_value, h.new_value,
+                            n.fix_issues.empty() ? "" : " (" + n.fix_issues.front().message + ")");
         }
     }
     if (!outcome.unmatched.empty()) {

@@ -111,8 +111,8 @@ nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
         const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell, model ? std::optional(model->page_size)
-                                           : requested_page_size(c.cell));
+        auto j = cell_header(c.cell,
+                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
         j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
                                            ? nlohmann::json(*model->cma_min_alignment_bytes)
                                            : nlohmann::json(nullptr);
@@ -169,9 +169,20 @@ report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {
     }
     m.cells.assign(m.pools.size(), {});
     m.rejecting_checks.assign(m.pools.size(), {});
+    const auto boundaries =
+        outcome.plan ? kernel::rule_boundaries(outcome.plan->arch) : std::vector<KernelVersion>{};
+    const SweepCell* previous = nullptr;
     for (const auto& c : outcome.cells) {
         report::SweepColumn column;
         column.version = c.cell.version;
+        if (previous && previous->version < c.cell.version) {
+            auto from = KernelVersion{previous->version.major, previous->version.minor, 0, false};
+            auto to = KernelVersion{c.cell.version.major, c.cell.version.minor, 0, false};
+            column.follows_previous =
+                std::none_of(boundaries.begin(), boundaries.end(),
+                             [&](const auto& b) { return from < b && b < to; });
+        }
+        previous = &c.cell;
         const auto& model = c.outcome.model;
         column.page_size = model ? model->page_size : requested_page_size(c.cell).value_or(0);
         if (model) column.alignment = model->cma_min_alignment_bytes;
@@ -241,8 +252,8 @@ nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
         const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell, model ? std::optional(model->page_size)
-                                           : requested_page_size(c.cell));
+        auto j = cell_header(c.cell,
+                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
         j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
                                            ? nlohmann::json(*model->cma_min_alignment_bytes)
                                            : nlohmann::json(nullptr);

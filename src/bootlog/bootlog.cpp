@@ -64,8 +64,8 @@ const std::vector<Format>& formats() {
                       RMEM "not enough space for all defined regions\\."));
         t.push_back(f(E::overlap_detected, "overlap-detected", ofrm, RMEM "OVERLAP DETECTED!"));
         t.push_back(f(E::overlap_pair, "overlaps-with", ofrm,
-                      "(?:^|\\s)" NODE " \\(" PA "--" PA "\\) overlaps with " NODE " \\(" PA
-                      "--" PA "\\)"));
+                      "(?:^|\\s)" NODE " \\(" PA "--" PA "\\) overlaps with " NODE " \\(" PA "--" PA
+                      "\\)"));
         t.back().node = 1, t.back().base = 2, t.back().end = 3, t.back().node2 = 4;
         t.push_back(f(E::failed_to_reserve, "failed-to-reserve", fdt,
                       FDT_OR_RMEM "Reserved memory: failed to reserve memory for node '([^']*)': "
@@ -89,8 +89,7 @@ const std::vector<Format>& formats() {
         t.push_back(f(E::created_cma_pool, "created-cma-pool", contig,
                       "Reserved memory: created CMA memory pool at " PA ", size (-?\\d+) MiB"));
         t.back().base = 1, t.back().mib = 2;
-        t.push_back(f(E::created_restricted_pool, "created-restricted-pool",
-                      "kernel/dma/swiotlb.c",
+        t.push_back(f(E::created_restricted_pool, "created-restricted-pool", "kernel/dma/swiotlb.c",
                       "software IO TLB: Reserved memory: created restricted DMA pool at " PA
                       ", size (-?\\d+) MiB"));
         t.back().base = 1, t.back().mib = 2;
@@ -166,7 +165,8 @@ std::string clean(std::string_view line) {
 
 // Cheap test before running any pattern: every format holds one of these.
 bool may_matter(std::string_view s) {
-    return s.find("eserved") != std::string_view::npos || s.find("cma: ") != std::string_view::npos ||
+    return s.find("eserved") != std::string_view::npos ||
+           s.find("cma: ") != std::string_view::npos ||
            s.find("overlaps with") != std::string_view::npos;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -84,8 +85,21 @@ void register_check(CLI::App& app, int& exit_code) {
             SweepSpec spec{*sweep_versions, std::nullopt};
             if (!sweep_pages->empty()) spec.page_sizes = *sweep_pages;
             auto sweep = run_check_sweep(*request, spec);
+            // Errors of the sweep, then each distinct error of its cells (an unreadable input
+            // fails every cell the same way).
+            std::set<std::string> shown;
+            auto show = [&](const Diagnostic& d) {
+                if (d.severity != Severity::error) return;
+                if (auto line = format_gcc(d); shown.insert(line).second) std::cerr << line << '\n';
+            };
             for (const auto& d : sweep.errors)
-                std::cerr << format_gcc(d) << '\n';
+                show(d);
+            for (const auto& c : sweep.cells) {
+                for (const auto& d : c.outcome.config_diagnostics)
+                    show(d);
+                for (const auto& d : c.outcome.input_errors)
+                    show(d);
+            }
             if (*format == "json")
                 std::cout << sweep_check_json(sweep).dump(2) << '\n';
             else if (sweep.plan)

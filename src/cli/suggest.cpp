@@ -58,11 +58,11 @@ void register_suggest(CLI::App& app, int& exit_code) {
             }
             for (const auto& c : sweep.cells) {
                 const auto& o = c.outcome;
-                std::string page = c.cell.page_shift
-                                       ? fmt::format(", {} pages",
-                                                     format_size(std::uint64_t{1}
-                                                                 << *c.cell.page_shift))
-                                       : std::string();
+                std::string page =
+                    c.cell.page_shift
+                        ? fmt::format(", {} pages",
+                                      format_size(std::uint64_t{1} << *c.cell.page_shift))
+                        : std::string();
                 std::cout << fmt::format("v{}{}: ", c.cell.version.str(), page);
                 if (!c.cell.change.unavailable.empty()) {
                     std::cout << c.cell.change.unavailable << '\n';
@@ -79,12 +79,12 @@ void register_suggest(CLI::App& app, int& exit_code) {
                     std::string changes;
                     for (const auto& [k, v] : s.changes)
                         changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", k, v);
-                    std::cout << fmt::format("{} → CMA alignment {}{}\n", changes,
-                                             format_size(s.cma_min_alignment_bytes),
-                                             o.result->suggestions.size() > 1
-                                                 ? fmt::format(" (+{} more)",
-                                                               o.result->suggestions.size() - 1)
-                                                 : std::string());
+                    std::cout << fmt::format(
+                        "{} → CMA alignment {}{}\n", changes,
+                        format_size(s.cma_min_alignment_bytes),
+                        o.result->suggestions.size() > 1
+                            ? fmt::format(" (+{} more)", o.result->suggestions.size() - 1)
+                            : std::string());
                 }
                 for (const auto& note : c.cell.change.notes)
                     std::cout << "  note: " << note << '\n';

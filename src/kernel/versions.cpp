@@ -101,6 +101,12 @@ std::vector<KernelVersion> rule_boundaries(Arch arch) {
     add_firsts(rules::page_block_options(), firsts);
     add_firsts(rules::cma_areas_rules(), firsts);
     add_firsts(rules::kconfig_range_rules(), firsts);
+    // Releases where the reserved-memory code the checks follow changed (checks.cpp keys on
+    // them): v6.12 moved static regions from drivers/of/fdt.c into of_reserved_mem.c and
+    // initialises each node as it is saved; v6.19 [likely] reads reg/alloc-ranges through
+    // of_flat_dt_get_addr_size_prop().
+    firsts.insert(release(6, 12));
+    firsts.insert(release(6, 19));
     std::vector<KernelVersion> out;
     for (const auto& f : firsts)
         if (f >= oldest_modelled_version() && f <= newest_modelled_version()) out.push_back(f);
@@ -126,8 +132,10 @@ std::optional<std::vector<KernelVersion>> parse_version_list(std::string_view te
             continue;
         }
         if (item == "boundaries") {
+            // ... and the newest modelled release, so the sweep reaches the end of the model.
             auto b = rule_boundaries(arch);
             out.insert(out.end(), b.begin(), b.end());
+            out.push_back(newest_modelled_version());
             continue;
         }
         auto dots = item.find("..");
@@ -159,7 +167,8 @@ std::optional<std::vector<KernelVersion>> parse_version_list(std::string_view te
     }
     // Sorted and each release once: a cell is a (version, page size) pair.
     std::stable_sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    // 6.12 and 6.12.117 have the same rules (the tables key on major.minor): one cell.
+    out.erase(std::unique(out.begin(), out.end(), same_release), out.end());
     if (out.empty()) {
         diags.error({}, fmt::format("no kernel version in '{}'", text));
         return std::nullopt;
@@ -194,8 +203,8 @@ std::optional<std::vector<int>> parse_page_size_list(std::string_view text, Arch
         }
         auto bytes = parse_size(item);
         if (!bytes || *bytes == 0 || (*bytes & (*bytes - 1)) != 0) {
-            diags.error({}, fmt::format("invalid page size '{}' (expected 4K, 16K, 64K, … or all)",
-                                        item));
+            diags.error(
+                {}, fmt::format("invalid page size '{}' (expected 4K, 16K, 64K, … or all)", item));
             return std::nullopt;
         }
         int shift = std::countr_zero(*bytes);
@@ -264,8 +273,7 @@ void switch_page_size(const kconfig::Config& config, Arch arch, const KernelVers
 }
 
 // CONFIG_PAGE_BLOCK_ORDER (v6.16) / CONFIG_PAGE_BLOCK_MAX_ORDER (≥ v6.17).
-void page_block_option(const kconfig::Config& config, const KernelVersion& version,
-                       Retarget& out) {
+void page_block_option(const kconfig::Config& config, const KernelVersion& version, Retarget& out) {
     const rules::PageBlockOptionRow* row = nullptr;
     for (const auto& r : rules::page_block_options())
         if (r.versions.contains(version)) row = &r;
@@ -277,9 +285,9 @@ void page_block_option(const kconfig::Config& config, const KernelVersion& versi
         const rules::PageBlockOptionRow* own = nullptr;
         for (const auto& r : rules::page_block_options())
             if (r.symbol == std::string_view(name) && !own) own = &r;
-        std::string since = own ? fmt::format("v{}.{}", own->versions.first_major,
-                                              own->versions.first_minor)
-                                : std::string("a later version");
+        std::string since =
+            own ? fmt::format("v{}.{}", own->versions.first_major, own->versions.first_minor)
+                : std::string("a later version");
         if (!row) {
             out.dropped.push_back(fmt::format("CONFIG_{}", name));
             out.notes.push_back(fmt::format("CONFIG_{}={} dropped: no such option before {} "
@@ -316,11 +324,11 @@ void max_order_symbol(const kconfig::Config& config, Arch arch, const KernelVers
         const auto* e = config.find(name);
         if (!e) continue;
         if (!row || row->symbol != name) {
-            out.notes.push_back(fmt::format(
-                "CONFIG_{}={} ignored: {}, so its default applies", name, e->value,
-                row ? fmt::format("the max order is CONFIG_{} in {}", row->symbol,
-                                  row->versions.str())
-                    : std::string("no max order option")));
+            out.notes.push_back(fmt::format("CONFIG_{}={} ignored: {}, so its default applies",
+                                            name, e->value,
+                                            row ? fmt::format("the max order is CONFIG_{} in {}",
+                                                              row->symbol, row->versions.str())
+                                                : std::string("no max order option")));
             continue;
         }
         if (!own_version) continue;

@@ -88,26 +88,34 @@ std::string render_sweep_text(const SweepMatrix& m, std::size_t width) {
     for (const auto& c : m.columns)
         if (!last_version || *last_version < c.version) last_version = &c.version;
 
+    if (!m.columns.empty()) {
+        const KernelVersion* first_version = &m.columns.front().version;
+        for (const auto& c : m.columns)
+            if (c.version < *first_version) first_version = &c.version;
+        std::string sizes;
+        for (auto size : page_sizes)
+            sizes += (sizes.empty() ? "" : ", ") + page_label(size);
+        std::size_t versions = m.columns.size() / std::max<std::size_t>(page_sizes.size(), 1);
+        out +=
+            fmt::format("checked: {} version{} from v{} to v{}, {} pages\n", versions,
+                        versions == 1 ? "" : "s", first_version->str(), last_version->str(), sizes);
+    }
     for (std::size_t p = 0; p < m.pools.size(); ++p) {
         const auto& pool = m.pools[p];
-        std::string where = pool.where.known()
-                                ? fmt::format("{}:{}",
-                                              std::filesystem::path(pool.where.file)
-                                                  .filename()
-                                                  .string(),
-                                              pool.where.line)
-                                : std::string();
+        std::string where =
+            pool.where.known()
+                ? fmt::format("{}:{}", std::filesystem::path(pool.where.file).filename().string(),
+                              pool.where.line)
+                : std::string();
         std::string letter = pool_letter(p);
-        std::size_t room = width > letter.size() + 6 + where.size() ? width - letter.size() - 6 -
-                                                                          where.size()
-                                                                    : 20;
+        std::size_t room = width > letter.size() + 6 + where.size()
+                               ? width - letter.size() - 6 - where.size()
+                               : 20;
         out += fmt::format("{:>3}  {}  {}\n", letter, fit(pool.node, room), where);
         std::string firsts;
         for (auto size : page_sizes) {
             auto v = first_rejecting_version(m, p, size);
-            std::string text =
-                v ? "v" + v->str()
-                  : fmt::format("never{}", last_version ? " (to v" + last_version->str() + ")" : "");
+            std::string text = v ? "v" + v->str() : std::string("never");
             firsts += fmt::format("{}{}{}", firsts.empty() ? "" : " · ",
                                   page_sizes.size() > 1 ? page_label(size) + " " : "", text);
         }
@@ -131,7 +139,8 @@ std::string render_sweep_text(const SweepMatrix& m, std::size_t width) {
         auto same = [&](const Row& row) {
             const auto& a = m.columns[row.last];
             const auto& b = m.columns[c];
-            if (a.page_size != b.page_size || a.alignment != b.alignment || row.note_ids != ids)
+            if (!b.follows_previous || a.page_size != b.page_size || a.alignment != b.alignment ||
+                row.note_ids != ids)
                 return false;
             for (std::size_t p = 0; p < m.pools.size(); ++p)
                 if (m.cells[p][row.last] != m.cells[p][c]) return false;

@@ -20,14 +20,15 @@ const std::string ksrc = CMALIGN_KERNEL_SRC_DIR;
 
 std::string read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    REQUIRE_MESSAGE(in.good(), "kernel source missing: " << path
-                                   << " (scripts/kernel-sources extracts Debian's trees)");
+    REQUIRE_MESSAGE(in.good(), "kernel source missing: "
+                                   << path << " (scripts/kernel-sources extracts Debian's trees)");
     return {std::istreambuf_iterator<char>(in), {}};
 }
 
 // The format string literal that contains `key`, unescaped, with the pr_fmt prefix in effect
 // at that point of the file.
-std::string kernel_format(const std::string& tree, const std::string& file, const std::string& key) {
+std::string kernel_format(const std::string& tree, const std::string& file,
+                          const std::string& key) {
     std::string src = read_all(ksrc + "/linux-source-" + tree + "/" + file);
     // The first occurrence inside a string literal that is a call's first argument
     // (pr_err("…", …)), not in a comment.
@@ -106,63 +107,211 @@ constexpr std::uint64_t mib16 = 16u << 20;
 
 std::vector<Case> cases() {
     return {
-        {ofrm, ofrm, "initialized node", Event::initialized_node,
-         {"camera-pool@50000000", "shared-dma-pool"}, {"camera-pool@50000000"}, {}, {}},
-        {ofrm, ofrm, "compatible matching fail", Event::matching_fail, {"linux,cma"},
-         {"linux,cma"}, {}, {}},
-        {nullptr, ofrm, "(%lu KiB)", Event::region_listed,
+        {ofrm,
+         ofrm,
+         "initialized node",
+         Event::initialized_node,
+         {"camera-pool@50000000", "shared-dma-pool"},
+         {"camera-pool@50000000"},
+         {},
+         {}},
+        {ofrm,
+         ofrm,
+         "compatible matching fail",
+         Event::matching_fail,
+         {"linux,cma"},
+         {"linux,cma"},
+         {},
+         {}},
+        {nullptr,
+         ofrm,
+         "(%lu KiB)",
+         Event::region_listed,
          {pa, "0x0000000050ffffff", "16384", "map", "reusable", "camera-pool@50000000"},
-         {"camera-pool@50000000"}, base, mib16},
-        {ofrm, ofrm, "failed to allocate memory for node", Event::failed_to_allocate,
-         {"vdec-pool", "4"}, {"vdec-pool"}, {}, 4u << 20},
-        {ofrm, ofrm, "invalid size property", Event::invalid_size, {"vdec-pool"}, {"vdec-pool"},
-         {}, {}},
-        {ofrm, ofrm, "invalid alignment property", Event::invalid_alignment, {"vdec-pool"},
-         {"vdec-pool"}, {}, {}},
-        {ofrm, ofrm, "invalid alloc-ranges property", Event::invalid_alloc_ranges,
-         {"vdec-pool"}, {"vdec-pool"}, {}, {}},
-        {nullptr, ofrm, "too many defined dynamic regions", Event::too_many_dynamic,
-         {"vdec-pool"}, {"vdec-pool"}, {}, {}},
-        {ofrm, ofrm, "not enough space for all defined regions", Event::not_enough_space, {}, {},
-         {}, {}},
-        {fdt, ofrm, "failed to reserve memory for node", Event::failed_to_reserve,
-         {"camera-pool@50000000", pa, "16"}, {"camera-pool@50000000"}, base, mib16},
-        {fdt, ofrm, "invalid reg property in", Event::invalid_reg, {"camera-pool@50000000"},
-         {"camera-pool@50000000"}, {}, {}},
-        {fdt, ofrm, "unsupported node format", Event::unsupported_format, {}, {}, {}, {}},
-        {nullptr, ofrm, "No reserved-memory node in the DT", Event::no_reserved_memory, {}, {},
-         {}, {}},
-        {contig, contig, "Reserved memory: bypass", Event::bypass_cmdline, {"linux,cma"},
-         {"linux,cma"}, {}, {}},
-        {contig, contig, "incorrect alignment of CMA region", Event::incorrect_alignment, {}, {},
-         {}, {}},
-        {contig, contig, "unable to setup CMA region", Event::unable_to_setup, {}, {}, {}, {}},
-        {contig, contig, "created CMA memory pool", Event::created_cma_pool, {pa, "16"}, {},
-         base, mib16},
-        {coh, coh, "created DMA memory pool", Event::created_dma_pool, {pa, "16"}, {}, base,
+         {"camera-pool@50000000"},
+         base,
          mib16},
+        {ofrm,
+         ofrm,
+         "failed to allocate memory for node",
+         Event::failed_to_allocate,
+         {"vdec-pool", "4"},
+         {"vdec-pool"},
+         {},
+         4u << 20},
+        {ofrm,
+         ofrm,
+         "invalid size property",
+         Event::invalid_size,
+         {"vdec-pool"},
+         {"vdec-pool"},
+         {},
+         {}},
+        {ofrm,
+         ofrm,
+         "invalid alignment property",
+         Event::invalid_alignment,
+         {"vdec-pool"},
+         {"vdec-pool"},
+         {},
+         {}},
+        {ofrm,
+         ofrm,
+         "invalid alloc-ranges property",
+         Event::invalid_alloc_ranges,
+         {"vdec-pool"},
+         {"vdec-pool"},
+         {},
+         {}},
+        {nullptr,
+         ofrm,
+         "too many defined dynamic regions",
+         Event::too_many_dynamic,
+         {"vdec-pool"},
+         {"vdec-pool"},
+         {},
+         {}},
+        {ofrm,
+         ofrm,
+         "not enough space for all defined regions",
+         Event::not_enough_space,
+         {},
+         {},
+         {},
+         {}},
+        {fdt,
+         ofrm,
+         "failed to reserve memory for node",
+         Event::failed_to_reserve,
+         {"camera-pool@50000000", pa, "16"},
+         {"camera-pool@50000000"},
+         base,
+         mib16},
+        {fdt,
+         ofrm,
+         "invalid reg property in",
+         Event::invalid_reg,
+         {"camera-pool@50000000"},
+         {"camera-pool@50000000"},
+         {},
+         {}},
+        {fdt, ofrm, "unsupported node format", Event::unsupported_format, {}, {}, {}, {}},
+        {nullptr,
+         ofrm,
+         "No reserved-memory node in the DT",
+         Event::no_reserved_memory,
+         {},
+         {},
+         {},
+         {}},
+        {contig,
+         contig,
+         "Reserved memory: bypass",
+         Event::bypass_cmdline,
+         {"linux,cma"},
+         {"linux,cma"},
+         {},
+         {}},
+        {contig,
+         contig,
+         "incorrect alignment of CMA region",
+         Event::incorrect_alignment,
+         {},
+         {},
+         {},
+         {}},
+        {contig, contig, "unable to setup CMA region", Event::unable_to_setup, {}, {}, {}, {}},
+        {contig,
+         contig,
+         "created CMA memory pool",
+         Event::created_cma_pool,
+         {pa, "16"},
+         {},
+         base,
+         mib16},
+        {coh, coh, "created DMA memory pool", Event::created_dma_pool, {pa, "16"}, {}, base, mib16},
         {coh, coh, "regions without no-map", Event::coherent_needs_no_map, {}, {}, {}, {}},
-        {coh, coh, "failed to init DMA memory pool", Event::coherent_init_failed, {pa, "16"}, {},
-         base, mib16},
-        {swiotlb, swiotlb, "created restricted DMA pool", Event::created_restricted_pool,
-         {pa, "16"}, {}, base, mib16},
+        {coh,
+         coh,
+         "failed to init DMA memory pool",
+         Event::coherent_init_failed,
+         {pa, "16"},
+         {},
+         base,
+         mib16},
+        {swiotlb,
+         swiotlb,
+         "created restricted DMA pool",
+         Event::created_restricted_pool,
+         {pa, "16"},
+         {},
+         base,
+         mib16},
         {mmcma, mmcma, "Not enough slots", Event::not_enough_slots, {}, {}, {}, {}},
-        {mmcma, mmcma, "could not be activated", Event::not_activated, {"vdec-pool"},
-         {"vdec-pool"}, {}, {}},
-        {mmcma, nullptr, "Reserved %ld MiB at %pa\\n", Event::cmdline_reserved, {"64", pa}, {},
-         base, 64u << 20},
-        {nullptr, mmcma, "Reserved %ld MiB at %pa on node", Event::cmdline_reserved,
-         {"64", pa, "-1"}, {}, base, 64u << 20},
-        {mmcma, nullptr, "Failed to reserve %ld MiB\\n", Event::cmdline_failed, {"64"}, {}, {},
+        {mmcma,
+         mmcma,
+         "could not be activated",
+         Event::not_activated,
+         {"vdec-pool"},
+         {"vdec-pool"},
+         {},
+         {}},
+        {mmcma,
+         nullptr,
+         "Reserved %ld MiB at %pa\\n",
+         Event::cmdline_reserved,
+         {"64", pa},
+         {},
+         base,
          64u << 20},
-        {nullptr, mmcma, "Failed to reserve %ld MiB on node", Event::cmdline_failed, {"64", "-1"},
-         {}, {}, 64u << 20},
-        {mmcma, mmcma, "must be aligned to", Event::cmdline_misaligned, {pa, "0x0000000002000000"},
-         {}, base, {}},
-        {mmcma, mmcma, "exceeds limit", Event::cmdline_size_limit,
-         {"0x0000000004000000", pa, "0x0000000040000000"}, {}, base, {}},
-        {mmcma, mmcma, "low/high memory boundary", Event::cmdline_boundary,
-         {pa, "0x0000000040000000"}, {}, base, {}},
+        {nullptr,
+         mmcma,
+         "Reserved %ld MiB at %pa on node",
+         Event::cmdline_reserved,
+         {"64", pa, "-1"},
+         {},
+         base,
+         64u << 20},
+        {mmcma,
+         nullptr,
+         "Failed to reserve %ld MiB\\n",
+         Event::cmdline_failed,
+         {"64"},
+         {},
+         {},
+         64u << 20},
+        {nullptr,
+         mmcma,
+         "Failed to reserve %ld MiB on node",
+         Event::cmdline_failed,
+         {"64", "-1"},
+         {},
+         {},
+         64u << 20},
+        {mmcma,
+         mmcma,
+         "must be aligned to",
+         Event::cmdline_misaligned,
+         {pa, "0x0000000002000000"},
+         {},
+         base,
+         {}},
+        {mmcma,
+         mmcma,
+         "exceeds limit",
+         Event::cmdline_size_limit,
+         {"0x0000000004000000", pa, "0x0000000040000000"},
+         {},
+         base,
+         {}},
+        {mmcma,
+         mmcma,
+         "low/high memory boundary",
+         Event::cmdline_boundary,
+         {pa, "0x0000000040000000"},
+         {},
+         base,
+         {}},
     };
 }
 
@@ -205,7 +354,8 @@ const std::vector<std::string> noise = {
 std::string decorate(const std::string& style, const std::string& line, int n) {
     if (style == "bare") return line;
     if (style == "dmesg") return "[    0.00" + std::to_string(1000 + n) + "] " + line;
-    if (style == "dmesg -T") return "[Tue Dec  1 03:59:4" + std::to_string(n % 10) + " 2026] " + line;
+    if (style == "dmesg -T")
+        return "[Tue Dec  1 03:59:4" + std::to_string(n % 10) + " 2026] " + line;
     if (style == "journalctl") return "Dec 01 03:59:43 acme-board kernel: " + line;
     if (style == "syslog priority") return "<3>[    0.000000] " + line;
     return line;
@@ -216,10 +366,13 @@ void check_tree(const std::string& tree, const std::string& style, const std::st
     CAPTURE(style);
     auto all = cases();
     auto lines = expected_lines(tree, all);
-    std::string log = decorate(style, "Linux version " + std::string(tree == "6.1" ? "6.1.0-28-arm64" : "6.12.117-arm64") +
-                                          " (debian-kernel@lists.debian.org) (gcc-12) #1 SMP",
-                               0) +
-                      eol;
+    std::string log =
+        decorate(style,
+                 "Linux version " +
+                     std::string(tree == "6.1" ? "6.1.0-28-arm64" : "6.12.117-arm64") +
+                     " (debian-kernel@lists.debian.org) (gcc-12) #1 SMP",
+                 0) +
+        eol;
     std::size_t line_number = 1;
     std::vector<std::size_t> numbers;
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -278,11 +431,14 @@ TEST_CASE("/dev/kmsg records, colour codes and lone CRs") {
     // /dev/kmsg escapes the record's inner newline as \x0a.
     std::string escaped = overlap;
     escaped.replace(escaped.find('\n'), 1, "\\x0a");
-    std::string log = "6,1,0,-;Linux version 6.12.117 (x) #1\n"
-                      "3,2,0,-;" + escaped + "\n"
-                      "\x1b[0;31m[    0.000000] Reserved memory: incorrect alignment of CMA "
-                      "region\x1b[0m\r"
-                      "[    0.000000] OF: reserved mem: node linux,cma compatible matching fail\r\n";
+    std::string log =
+        "6,1,0,-;Linux version 6.12.117 (x) #1\n"
+        "3,2,0,-;" +
+        escaped +
+        "\n"
+        "\x1b[0;31m[    0.000000] Reserved memory: incorrect alignment of CMA "
+        "region\x1b[0m\r"
+        "[    0.000000] OF: reserved mem: node linux,cma compatible matching fail\r\n";
     auto parsed = cmalign::bootlog::parse(log);
     REQUIRE(parsed.messages.size() == 4);
     CHECK(parsed.messages[0].event == Event::overlap_detected);
@@ -313,10 +469,10 @@ TEST_CASE("a capture of two boots explains the last one") {
 }
 
 TEST_CASE("lines that only look alike are not messages") {
-    auto parsed = cmalign::bootlog::parse(
-        "Memory: 981248K/1048576K available (65536K cma-reserved)\n"
-        "printk: Reserved memory: created CMA memory pool at somewhere\n"
-        "my-app: node foo compatible matching fail\n");
+    auto parsed =
+        cmalign::bootlog::parse("Memory: 981248K/1048576K available (65536K cma-reserved)\n"
+                                "printk: Reserved memory: created CMA memory pool at somewhere\n"
+                                "my-app: node foo compatible matching fail\n");
     CHECK(parsed.messages.empty());
     CHECK_FALSE(parsed.version);
 }

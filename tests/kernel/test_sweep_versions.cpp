@@ -26,7 +26,9 @@ TEST_CASE("modelled versions are every release from the oldest to the newest mod
     CHECK(std::is_sorted(all.begin(), all.end()));
     auto names = strs(all);
     // v5.19 is followed by v6.0, v6.19 by v7.0.
-    auto at = [&](const char* v) { return std::find(names.begin(), names.end(), v) - names.begin(); };
+    auto at = [&](const char* v) {
+        return std::find(names.begin(), names.end(), v) - names.begin();
+    };
     CHECK(at("6.0") == at("5.19") + 1);
     CHECK(at("7.0") == at("6.19") + 1);
     CHECK(at("6.18") == at("6.1") + 17);
@@ -114,10 +116,10 @@ TEST_CASE("switching the page size turns the other choice members off") {
                             {"CMA", "y"}});
     auto v612 = *KernelVersion::parse("6.12");
     auto change = kernel::retarget(cfg, kernel::Arch::arm64, v612, 14, v612);
-    CHECK(change.sets == std::vector<std::string>{"CONFIG_ARM64_4K_PAGES=n",
-                                                  "CONFIG_ARM64_16K_PAGES=y",
-                                                  "CONFIG_PAGE_SIZE_4KB=n",
-                                                  "CONFIG_PAGE_SIZE_16KB=y", "CONFIG_PAGE_SHIFT=14"});
+    CHECK(change.sets ==
+          std::vector<std::string>{"CONFIG_ARM64_4K_PAGES=n", "CONFIG_ARM64_16K_PAGES=y",
+                                   "CONFIG_PAGE_SIZE_4KB=n", "CONFIG_PAGE_SIZE_16KB=y",
+                                   "CONFIG_PAGE_SHIFT=14"});
     Diagnostics diags;
     REQUIRE(kernel::apply_retarget(change, cfg, diags));
     kernel::Options options;
@@ -130,8 +132,8 @@ TEST_CASE("switching the page size turns the other choice members off") {
     CHECK(std::none_of(m->diagnostics.begin(), m->diagnostics.end(),
                        [](const auto& d) { return d.severity != Severity::note; }));
     // The configuration's own page size: nothing to change.
-    auto same = kernel::retarget(make_config({{"ARM64_4K_PAGES", "y"}}), kernel::Arch::arm64,
-                                 v612, 12, v612);
+    auto same = kernel::retarget(make_config({{"ARM64_4K_PAGES", "y"}}), kernel::Arch::arm64, v612,
+                                 12, v612);
     CHECK(same.sets.empty());
     CHECK(same.notes.empty());
 }
@@ -189,8 +191,8 @@ TEST_CASE("the max order option's spelling and meaning follow the version") {
                                  std::nullopt, own);
     REQUIRE(v515.notes.size() == 1);
     CHECK(v515.notes[0].find("FORCE_MAX_ZONEORDER") != std::string::npos);
-    auto v61 = kernel::retarget(cfg, kernel::Arch::arm64, *KernelVersion::parse("6.1"),
-                                std::nullopt, own);
+    auto v61 =
+        kernel::retarget(cfg, kernel::Arch::arm64, *KernelVersion::parse("6.1"), std::nullopt, own);
     REQUIRE(v61.notes.size() == 1);
     CHECK(v61.notes[0].find("one past the largest order") != std::string::npos);
 }

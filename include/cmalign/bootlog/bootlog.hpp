@@ -23,17 +23,17 @@ namespace cmalign::bootlog {
 
 enum class Event {
     // drivers/of/of_reserved_mem.c ("OF: reserved mem: ")
-    initialized_node,         // "initialized node %s, compatible id %s"
-    matching_fail,            // "node %s compatible matching fail"
-    region_listed,            // "%pa..%pa (%lu KiB) %s %s %s" (v6.12)
-    failed_to_allocate,       // "failed to allocate memory for node '%s': size %lu MiB"
-    invalid_size,             // "invalid size property in '%s' node."
-    invalid_alignment,        // "invalid alignment property in '%s' node."
-    invalid_alloc_ranges,     // "invalid alloc-ranges property in '%s', skipping node."
-    too_many_dynamic,         // "too many defined dynamic regions, skip '%s'" (v6.12)
-    not_enough_space,         // "not enough space for all defined regions."
-    overlap_detected,         // "OVERLAP DETECTED!" (first line of the message)
-    overlap_pair,             // "%s (%pa--%pa) overlaps with %s (%pa--%pa)" (second line)
+    initialized_node,     // "initialized node %s, compatible id %s"
+    matching_fail,        // "node %s compatible matching fail"
+    region_listed,        // "%pa..%pa (%lu KiB) %s %s %s" (v6.12)
+    failed_to_allocate,   // "failed to allocate memory for node '%s': size %lu MiB"
+    invalid_size,         // "invalid size property in '%s' node."
+    invalid_alignment,    // "invalid alignment property in '%s' node."
+    invalid_alloc_ranges, // "invalid alloc-ranges property in '%s', skipping node."
+    too_many_dynamic,     // "too many defined dynamic regions, skip '%s'" (v6.12)
+    not_enough_space,     // "not enough space for all defined regions."
+    overlap_detected,     // "OVERLAP DETECTED!" (first line of the message)
+    overlap_pair,         // "%s (%pa--%pa) overlaps with %s (%pa--%pa)" (second line)
     // drivers/of/fdt.c ("OF: fdt: ", v6.1) or of_reserved_mem.c (v6.12)
     failed_to_reserve,  // "Reserved memory: failed to reserve memory for node '%s': base %pa, …"
     invalid_reg,        // "Reserved memory: invalid reg property in '%s', skipping node."
@@ -51,13 +51,13 @@ enum class Event {
     // kernel/dma/swiotlb.c ("software IO TLB: ")
     created_restricted_pool, // "Reserved memory: created restricted DMA pool at %pa, size %ld MiB"
     // mm/cma.c ("cma: ")
-    not_enough_slots,      // "Not enough slots for CMA reserved regions!"
-    not_activated,         // "CMA area %s could not be activated"
-    cmdline_reserved,      // "Reserved %ld MiB at %pa" (v6.1) / "… on node %d" (v6.12)
-    cmdline_failed,        // "Failed to reserve %ld MiB" (v6.1) / "… on node %d" (v6.12)
-    cmdline_misaligned,    // "Region at %pa must be aligned to %pa bytes"
-    cmdline_size_limit,    // "Size (%pa) of region at %pa exceeds limit (%pa)"
-    cmdline_boundary,      // "Region at %pa defined on low/high memory boundary (%pa)"
+    not_enough_slots,   // "Not enough slots for CMA reserved regions!"
+    not_activated,      // "CMA area %s could not be activated"
+    cmdline_reserved,   // "Reserved %ld MiB at %pa" (v6.1) / "… on node %d" (v6.12)
+    cmdline_failed,     // "Failed to reserve %ld MiB" (v6.1) / "… on node %d" (v6.12)
+    cmdline_misaligned, // "Region at %pa must be aligned to %pa bytes"
+    cmdline_size_limit, // "Size (%pa) of region at %pa exceeds limit (%pa)"
+    cmdline_boundary,   // "Region at %pa defined on low/high memory boundary (%pa)"
 };
 
 // "initialized-node": the name used in JSON and docs.

@@ -33,6 +33,9 @@ struct SweepColumn {
     std::uint64_t page_size = 0;
     std::optional<std::uint64_t> alignment; // CMA_MIN_ALIGNMENT_BYTES; nullopt: decided at boot
     std::vector<std::string> notes;         // config symbols dropped/ignored in this version
+    // No rule changes between the previous column's version and this one, so a row may span
+    // both ("v6.4–v6.9") without hiding a version that was not checked.
+    bool follows_previous = false;
 };
 
 struct SweepMatrix {
