@@ -417,10 +417,14 @@ std::string explain_text(const ExplainOutcome& outcome) {
                                n.finding->check);
         else
             out += fmt::format("  why: {}\n", n.message);
-        for (const auto& e : n.edits)
-            out += fmt::format("  fix: {}:{}:{}: {} {} → {}\n", e.file, e.where.line,
-                               e.where.column, e.property, e.binary ? "<cells>" : e.old_text,
-                               e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
+        for (const auto& e : n.edits) {
+            if (e.binary)
+                out += fmt::format("  fix: {}: {} {:#x} → {:#x} (the blob's cells)\n", e.file,
+                                   e.property, e.old_value, e.new_value);
+            else
+                out += fmt::format("  fix: {}:{}:{}: {} {} → {}\n", e.file, e.where.line,
+                                   e.where.column, e.property, e.old_text, e.new_text);
+        }
         if (n.edits.empty() && n.finding && !n.finding->fix.empty()) {
             const auto& h = n.finding->fix.front();
             out +=

@@ -2,8 +2,10 @@
 // check a user would run for that version and page size.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -229,4 +231,26 @@ TEST_CASE("a row spans versions only where no rule changes between the versions 
                               " --sweep-versions boundaries --sweep-page-sizes 4K");
     CHECK(boundaries.exit_code == 0);
     CHECK(boundaries.out.find("–v7.0 ") != std::string::npos);
+}
+
+TEST_CASE("explain reads a DTB board as check does") {
+    const std::string log = CMALIGN_SOURCE_DIR "/examples/logs/seed-board-16k.dmesg";
+    auto dts = temp_path("explain-board.dts");
+    auto dtb = temp_path("explain-board.dtb");
+    auto tree = run_cli("tree " + board + " --format dts");
+    REQUIRE(tree.exit_code == 0);
+    std::ofstream(dts) << tree.out;
+    REQUIRE(std::system(("dtc -q -I dts -O dtb -o " + dtb + " " + dts).c_str()) == 0);
+    auto from_dts = nlohmann::json::parse(
+        run_cli("explain " + log + " " + board + " -c " + config_16k + " --format json").out);
+    auto r = run_cli("explain " + log + " " + dtb + " -c " + config_16k + " --format json");
+    CHECK(r.exit_code == 1);
+    auto from_dtb = nlohmann::json::parse(r.out);
+    REQUIRE(from_dtb["nodes"].size() == from_dts["nodes"].size());
+    for (std::size_t i = 0; i < from_dts["nodes"].size(); ++i) {
+        for (const char* key : {"node", "outcome", "log", "check"})
+            CHECK_MESSAGE(from_dtb["nodes"][i][key] == from_dts["nodes"][i][key], key);
+        if (!from_dts["nodes"][i]["fix"].is_null())
+            CHECK(from_dtb["nodes"][i]["fix"]["new"] == from_dts["nodes"][i]["fix"]["new"]);
+    }
 }
