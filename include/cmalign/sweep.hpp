@@ -58,7 +58,8 @@ SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& 
 
 // {"sweep": [{kernel_version, page_size, cma_min_alignment_bytes, summary, diagnostics,
 //   alignment, regions, config_changes: {set: [...], unset: [...]}, notes, unavailable}]}
-// Each entry's alignment/regions/diagnostics/summary are check_json() of that cell.
+// Each entry's alignment/regions/diagnostics/summary are check_json() of that cell. Also
+// "pools": [{input, node, file, line, first_rejected: {"<page size>": "6.3" or null}}].
 nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome);
 
 // The pool × combination matrix of a check sweep (see report/sweep.hpp for the text).

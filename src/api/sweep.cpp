@@ -134,7 +134,25 @@ nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& d : outcome.errors)
         errors.push_back(report::to_json(d));
-    return {{"sweep", entries}, {"errors", errors}};
+    // Per pool, the first version (of those swept) that rejects it, per page size.
+    auto matrix = sweep_matrix(outcome);
+    nlohmann::json pools = nlohmann::json::array();
+    for (std::size_t p = 0; p < matrix.pools.size(); ++p) {
+        nlohmann::json first = nlohmann::json::object();
+        for (const auto& column : matrix.columns) {
+            auto key = std::to_string(column.page_size);
+            if (first.contains(key)) continue;
+            auto v = report::first_rejecting_version(matrix, p, column.page_size);
+            first[key] = v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
+        }
+        const auto& pool = matrix.pools[p];
+        pools.push_back({{"input", pool.input},
+                         {"node", pool.node},
+                         {"file", pool.where.file},
+                         {"line", pool.where.line},
+                         {"first_rejected", first}});
+    }
+    return {{"sweep", entries}, {"pools", pools}, {"errors", errors}};
 }
 
 report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {

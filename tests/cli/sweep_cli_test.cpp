@@ -70,6 +70,12 @@ TEST_CASE("every cell of a 6.1..6.18 x 4K/16K/64K sweep equals the single check"
             if (single["summary"]["errors"] > 0) ++rejected_cells;
         }
         CHECK(rejected_cells == 18 * 2); // every 16K and 64K cell, no 4K cell
+        auto pools = nlohmann::json::parse(r.out)["pools"];
+        REQUIRE(pools.size() == 2);
+        CHECK(pools[0]["node"] == "/reserved-memory/vdec-pool");
+        CHECK(pools[0]["first_rejected"]["4096"].is_null());
+        CHECK(pools[0]["first_rejected"]["16384"] == "6.1");
+        CHECK(pools[0]["first_rejected"]["65536"] == "6.1");
     }
 }
 
