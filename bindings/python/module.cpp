@@ -7,8 +7,10 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/tune.hpp"
+#include "cmalign/sweep.hpp"
 
 namespace py = pybind11;
 
@@ -191,6 +193,62 @@ py::object heap(py::object size, std::optional<int> available_order,
     return to_python(cmalign::heap_json(outcome));
 }
 
+// cmalign.check(): the `cmalign check --format json` object, or with sweep_versions the
+// `--sweep-versions` object ({"sweep": [...]}). Input and configuration errors raise.
+py::object check(std::vector<std::string> files, std::vector<std::string> configs,
+                 std::map<std::string, std::string> sets, std::optional<std::string> arch,
+                 std::optional<std::string> kernel_version, std::optional<std::string> kernel_tree,
+                 std::vector<std::string> include_dirs, std::map<std::string, std::string> defines,
+                 std::optional<std::string> bootargs, std::optional<std::string> sweep_versions,
+                 std::optional<std::string> sweep_page_sizes) {
+    if (sweep_page_sizes && !sweep_versions) {
+        PyErr_SetString(error_type, "cmalign: error: sweep_page_sizes needs sweep_versions");
+        throw py::error_already_set();
+    }
+    cmalign::CheckRequest request;
+    request.inputs = std::move(files);
+    request.config = config_options(std::move(configs), sets, std::move(arch),
+                                    std::move(kernel_version), std::move(kernel_tree));
+    request.tree.include_dirs = std::move(include_dirs);
+    for (const auto& [name, value] : defines)
+        request.tree.defines.push_back(value.empty() ? name : name + "=" + value);
+    request.checks.bootargs = std::move(bootargs);
+    if (sweep_versions) {
+        cmalign::SweepSpec spec{*sweep_versions, std::move(sweep_page_sizes)};
+        cmalign::SweepCheckOutcome outcome;
+        {
+            py::gil_scoped_release release;
+            outcome = cmalign::run_check_sweep(request, spec);
+        }
+        cmalign::Diagnostics errors;
+        for (const auto& d : outcome.errors)
+            errors.add(d);
+        for (const auto& c : outcome.cells)
+            if (c.cell.change.unavailable.empty() && c.outcome.unusable_input()) {
+                for (const auto& d : c.outcome.config_diagnostics)
+                    errors.add(d);
+                for (const auto& d : c.outcome.input_errors)
+                    errors.add(d);
+            }
+        if (errors.has_errors()) raise_first_error(errors);
+        return to_python(cmalign::sweep_check_json(outcome));
+    }
+    cmalign::CheckOutcome outcome;
+    {
+        py::gil_scoped_release release;
+        outcome = cmalign::run_check(request);
+    }
+    if (outcome.unusable_input()) {
+        cmalign::Diagnostics errors;
+        for (const auto* list : {&outcome.config_diagnostics, &outcome.input_errors})
+            for (const auto& d : *list)
+                errors.add(d);
+        raise_first_error(errors);
+    }
+    return to_python(cmalign::report::check_json(cmalign::kernel::to_json(*outcome.model),
+                                                 outcome.results, outcome.input_errors));
+}
+
 } // namespace
 
 PYBIND11_MODULE(cmalign, m) {
@@ -203,6 +261,16 @@ PYBIND11_MODULE(cmalign, m) {
           py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),
           py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
           "What the kernel computes for this configuration (the `cmalign calc` JSON object).");
+    m.def("check", &check, py::arg("files"), py::arg("configs") = std::vector<std::string>{},
+          py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),
+          py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
+          py::arg("include_dirs") = std::vector<std::string>{},
+          py::arg("defines") = std::map<std::string, std::string>{},
+          py::arg("bootargs") = py::none(), py::arg("sweep_versions") = py::none(),
+          py::arg("sweep_page_sizes") = py::none(),
+          "Every reservation the kernel will reject (the `cmalign check` JSON object); with "
+          "sweep_versions (\"6.1..6.18\") and sweep_page_sizes (\"4K,16K\", \"all\") the "
+          "`--sweep-versions` object.");
     m.def("fix", &fix, py::arg("file"), py::arg("out") = py::none(), py::arg("in_place") = false,
           py::arg("configs") = std::vector<std::string>{},
           py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),

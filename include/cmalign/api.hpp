@@ -15,7 +15,10 @@ namespace cmalign {
 // The options every command that needs a kernel configuration takes (contract: common options).
 struct ConfigOptions {
     std::vector<std::string> config_files; // -c, in order
-    std::vector<std::string> sets;         // --set CONFIG_X=VALUE, applied last
+    std::vector<std::string> sets;         // --set CONFIG_X=VALUE, applied after the files
+    // --unset CONFIG_X, applied last: the symbol is forgotten, as olddefconfig drops one the
+    // version's Kconfig does not define (a sweep cell moved to such a version says which).
+    std::vector<std::string> unsets;
     std::optional<std::string> arch;
     std::optional<std::string> kernel_version;
     std::optional<std::string> kernel_tree;

@@ -65,4 +65,10 @@ struct CheckOutcome {
 
 CheckOutcome run_check(const CheckRequest& request);
 
+// What run_check() does with one input once it is read and checked: a failed read goes to
+// input_errors, else the reading warnings are prepended to the result. Shared by the sweep so
+// that each of its cells is assembled exactly as a single check.
+void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
+                      std::vector<Diagnostic> read_diagnostics);
+
 } // namespace cmalign

@@ -41,6 +41,8 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags) {
     kconfig::Config config;
     if (!kconfig::load(options.config_files, options.sets, config, diags)) return std::nullopt;
+    for (const auto& name : options.unsets)
+        config.erase(name);
     return config;
 }
 

@@ -108,6 +108,21 @@ void for_each_input(std::size_t count, unsigned jobs,
         t.join();
 }
 
+void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
+                      std::vector<Diagnostic> read_diagnostics) {
+    // Warnings from reading an input (e.g. preprocessor #warning) travel with its result.
+    bool failed = std::any_of(read_diagnostics.begin(), read_diagnostics.end(),
+                              [](const auto& d) { return d.severity == Severity::error; });
+    if (failed) {
+        outcome.input_errors.insert(outcome.input_errors.end(), read_diagnostics.begin(),
+                                    read_diagnostics.end());
+    } else if (result) {
+        result->diagnostics.insert(result->diagnostics.begin(), read_diagnostics.begin(),
+                                   read_diagnostics.end());
+        outcome.results.push_back(std::move(*result));
+    }
+}
+
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
     Diagnostics config_diags;
@@ -147,19 +162,8 @@ CheckOutcome run_check(const CheckRequest& request) {
         }
     });
 
-    for (auto& slot : slots) {
-        // Warnings from reading an input (e.g. preprocessor #warning) travel with its result.
-        bool failed = std::any_of(slot.errors.begin(), slot.errors.end(),
-                                  [](const auto& d) { return d.severity == Severity::error; });
-        if (failed) {
-            outcome.input_errors.insert(outcome.input_errors.end(), slot.errors.begin(),
-                                        slot.errors.end());
-        } else if (slot.result) {
-            slot.result->diagnostics.insert(slot.result->diagnostics.begin(), slot.errors.begin(),
-                                            slot.errors.end());
-            outcome.results.push_back(std::move(*slot.result));
-        }
-    }
+    for (auto& slot : slots)
+        add_input_result(outcome, std::move(slot.result), std::move(slot.errors));
     return outcome;
 }
 

@@ -3,12 +3,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/sweep.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -56,11 +58,53 @@ void register_check(CLI::App& app, int& exit_code) {
     cmd->add_option("--format", *format, "text, json or sarif")
         ->check(CLI::IsMember({"text", "json", "sarif"}));
     cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
+    auto sweep_versions = std::make_shared<std::string>();
+    auto sweep_pages = std::make_shared<std::string>();
+    cmd->add_option("--sweep-versions", *sweep_versions,
+                    "check under each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
+    cmd->add_option("--sweep-page-sizes", *sweep_pages,
+                    "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
 
     cmd->callback([=, &exit_code] {
         if (switch_errors->has_errors()) {
             print_diagnostics(*switch_errors);
             exit_code = exit_input_error;
+            return;
+        }
+        if (!sweep_pages->empty() && sweep_versions->empty()) {
+            std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
+            exit_code = exit_input_error;
+            return;
+        }
+        if (!sweep_versions->empty()) {
+            if (*format == "sarif") {
+                std::cerr << "cmalign: error: a sweep prints text or json, not sarif\n";
+                exit_code = exit_input_error;
+                return;
+            }
+            SweepSpec spec{*sweep_versions, std::nullopt};
+            if (!sweep_pages->empty()) spec.page_sizes = *sweep_pages;
+            auto sweep = run_check_sweep(*request, spec);
+            // Errors of the sweep, then each distinct error of its cells (an unreadable input
+            // fails every cell the same way).
+            std::set<std::string> shown;
+            auto show = [&](const Diagnostic& d) {
+                if (d.severity != Severity::error) return;
+                if (auto line = format_gcc(d); shown.insert(line).second) std::cerr << line << '\n';
+            };
+            for (const auto& d : sweep.errors)
+                show(d);
+            for (const auto& c : sweep.cells) {
+                for (const auto& d : c.outcome.config_diagnostics)
+                    show(d);
+                for (const auto& d : c.outcome.input_errors)
+                    show(d);
+            }
+            if (*format == "json")
+                std::cout << sweep_check_json(sweep).dump(2) << '\n';
+            else if (sweep.plan)
+                std::cout << report::render_sweep_text(sweep_matrix(sweep));
+            exit_code = sweep.exit_code(request->checks.werror);
             return;
         }
         bool show_progress = !*no_progress && isatty(STDERR_FILENO);

@@ -8,6 +8,9 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
     cmd.add_option("-c,--config", options.config_files,
                    "a .config, defconfig or fragment; repeatable, later files win");
     cmd.add_option("--set", options.sets, "CONFIG_X=VALUE applied after all files; repeatable");
+    cmd.add_option("--unset", options.unsets,
+                   "CONFIG_X forgotten after the sets (as olddefconfig drops a symbol the "
+                   "version lacks); repeatable");
     cmd.add_option(
         "--arch", options.arch,
         "arm64, arm, x86_64, x86, riscv, powerpc, loongarch, mips (default: from the config)");

@@ -35,6 +35,7 @@ void register_suggest(CLI::App& app, int& exit_code);
 void register_pcp(CLI::App& app, int& exit_code);
 void register_heap(CLI::App& app, int& exit_code);
 void register_map(CLI::App& app, int& exit_code);
+void register_explain(CLI::App& app, int& exit_code);
 
 // -I, -D
 void add_tree_options(CLI::App& cmd, TreeOptions& options);

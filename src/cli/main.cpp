@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     cmalign::cli::register_pcp(app, exit_code);
     cmalign::cli::register_heap(app, exit_code);
     cmalign::cli::register_map(app, exit_code);
+    cmalign::cli::register_explain(app, exit_code);
 
     try {
         app.parse(argc, argv);

@@ -7,6 +7,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/run_fix.hpp"
+#include "cmalign/sweep.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -23,6 +24,12 @@ void register_suggest(CLI::App& app, int& exit_code) {
     cmd->add_option("--target-alignment", *target,
                     "an alignment the configuration must divide (4M, 0x400000, SZ_4M, ...)");
     cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    auto sweep_versions = std::make_shared<std::string>();
+    auto sweep_pages = std::make_shared<std::string>();
+    cmd->add_option("--sweep-versions", *sweep_versions,
+                    "suggest for each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
+    cmd->add_option("--sweep-page-sizes", *sweep_pages,
+                    "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
 
     cmd->callback([=, &exit_code] {
         if (!target->empty()) {
@@ -32,6 +39,57 @@ void register_suggest(CLI::App& app, int& exit_code) {
                 exit_code = exit_input_error;
                 return;
             }
+        }
+        if (!sweep_pages->empty() && sweep_versions->empty()) {
+            std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
+            exit_code = exit_input_error;
+            return;
+        }
+        if (!sweep_versions->empty()) {
+            SweepSpec spec{*sweep_versions, std::nullopt};
+            if (!sweep_pages->empty()) spec.page_sizes = *sweep_pages;
+            auto sweep = run_suggest_sweep(*request, spec);
+            for (const auto& d : sweep.errors)
+                std::cerr << format_gcc(d) << '\n';
+            exit_code = sweep.exit_code();
+            if (*format == "json") {
+                std::cout << sweep_suggest_json(sweep).dump(2) << '\n';
+                return;
+            }
+            for (const auto& c : sweep.cells) {
+                const auto& o = c.outcome;
+                std::string page =
+                    c.cell.page_shift
+                        ? fmt::format(", {} pages",
+                                      format_size(std::uint64_t{1} << *c.cell.page_shift))
+                        : std::string();
+                std::cout << fmt::format("v{}{}: ", c.cell.version.str(), page);
+                if (!c.cell.change.unavailable.empty()) {
+                    std::cout << c.cell.change.unavailable << '\n';
+                } else if (!o.result) {
+                    std::cout << "configuration unusable\n";
+                    for (const auto& d : o.errors)
+                        std::cout << "  " << format_gcc(d) << '\n';
+                } else if (o.result->already_valid) {
+                    std::cout << "pools already valid\n";
+                } else if (o.result->suggestions.empty()) {
+                    std::cout << "no configuration change helps\n";
+                } else {
+                    const auto& s = o.result->suggestions.front();
+                    std::string changes;
+                    for (const auto& [k, v] : s.changes)
+                        changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", k, v);
+                    std::cout << fmt::format(
+                        "{} → CMA alignment {}{}\n", changes,
+                        format_size(s.cma_min_alignment_bytes),
+                        o.result->suggestions.size() > 1
+                            ? fmt::format(" (+{} more)", o.result->suggestions.size() - 1)
+                            : std::string());
+                }
+                for (const auto& note : c.cell.change.notes)
+                    std::cout << "  note: " << note << '\n';
+            }
+            return;
         }
         auto outcome = run_suggest(*request);
         exit_code = outcome.exit_code();

@@ -106,6 +106,13 @@ const Entry* Config::find(std::string_view name) const {
     return it == entries_.end() ? nullptr : &it->second;
 }
 
+bool Config::erase(std::string_view name) {
+    auto it = entries_.find(without_prefix(name));
+    if (it == entries_.end()) return false;
+    entries_.erase(it);
+    return true;
+}
+
 std::optional<bool> Config::get_bool(std::string_view name) const {
     const Entry* e = find(name);
     if (!e || e->quoted) return std::nullopt;

@@ -40,6 +40,8 @@ public:
     // Sets (or overrides) a symbol; returns the entry it replaced, if any.
     std::optional<Entry> set(Entry e);
     const Entry* find(std::string_view name) const; // name with or without CONFIG_
+    // Forgets a symbol, as olddefconfig drops one the Kconfig does not define. True if it was set.
+    bool erase(std::string_view name);
     bool contains(std::string_view name) const { return find(name) != nullptr; }
 
     // Convenience readers; nullopt when the symbol is absent from every input.

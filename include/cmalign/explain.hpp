@@ -1,0 +1,69 @@
+// `cmalign explain LOG BOARD`: what a boot log shows happened to each /reserved-memory node of a
+// board, why (the finding `check` gives for the kernel version the log names), and the fix
+// (`fix`'s plan). The log is read by bootlog::parse; this ties its lines to the board's nodes.
+//
+// How lines reach nodes, following the order the kernel prints them in (v6.1, v6.12
+// fdt_init_reserved_mem): lines that name a node go to it; lines that name none (rmem_cma_setup's
+// "incorrect alignment", "created CMA memory pool", …) are printed by the init function of the
+// node that the next "initialized node X" or "node X compatible matching fail" line names.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmalign/bootlog/bootlog.hpp"
+#include "cmalign/fix/fix.hpp"
+#include "cmalign/run.hpp"
+
+namespace cmalign {
+
+struct ExplainRequest {
+    std::string log_path;
+    std::string board;    // .dts/.dtb
+    ConfigOptions config; // kernel_version, when given, overrides the log's
+    TreeOptions tree;
+    checks::Options checks;
+};
+
+enum class NodeOutcome { created, rejected, failed, bypassed, absent };
+const char* to_string(NodeOutcome outcome);
+
+struct NodeExplanation {
+    std::string node; // DT path
+    std::string name; // as the kernel prints it (node name with unit address)
+    Location where;
+    NodeOutcome outcome = NodeOutcome::absent;
+    std::vector<bootlog::Message> log;
+    std::vector<Diagnostic> findings;   // check's findings for the node, in check's order
+    std::optional<Diagnostic> finding;  // the one that explains the outcome (first error)
+    std::string message;                // why, in words
+    std::vector<fix::Edit> edits;       // fix's plan for the node
+    std::vector<Diagnostic> fix_issues; // what fix could not do for the node
+};
+
+struct ExplainOutcome {
+    bootlog::Log log;
+    std::optional<KernelVersion> version;
+    std::string version_source; // "log line 3", "--kernel-version", "the configuration"
+    std::optional<kernel::Model> model;
+    std::vector<NodeExplanation> nodes;      // board order
+    std::vector<bootlog::Message> unmatched; // lines naming nodes the board does not have
+    std::vector<bootlog::Message> other;     // lines about no node (the cma= area, …)
+    std::vector<Diagnostic> errors;          // unreadable log or board, no version, config
+    std::vector<std::string> notes;
+    // 2: errors; 1: the log shows a pool lost (rejected or failed) or check finds an error; 0.
+    int exit_code() const;
+};
+
+ExplainOutcome run_explain(const ExplainRequest& request);
+
+// {"kernel_version", "nodes": [{node, file, line, outcome, log: [{line_number, text}], check,
+//   message, fix, findings}], "unmatched_log_lines": [{line_number, text}], "other_log_lines",
+//   "notes", "errors"}
+nlohmann::json explain_json(const ExplainOutcome& outcome);
+std::string explain_text(const ExplainOutcome& outcome);
+
+} // namespace cmalign

@@ -1,0 +1,287 @@
+#include "cmalign/sweep.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cmalign/kernel/report.hpp"
+#include "cmalign/report/report.hpp"
+
+namespace cmalign {
+
+std::optional<SweepPlan> plan_sweep(const ConfigOptions& config, const SweepSpec& spec,
+                                    Diagnostics& diags) {
+    auto base = load_config(config, diags);
+    if (!base) return std::nullopt;
+    auto options = kernel_options(config, diags);
+    if (!options) return std::nullopt;
+    // The arch as check would find it (the given configuration at its own version).
+    Diagnostics derive_diags;
+    auto model = kernel::derive(*base, *options, derive_diags);
+    if (!model) {
+        diags.append(derive_diags);
+        return std::nullopt;
+    }
+    SweepPlan plan;
+    plan.arch = model->arch;
+    if (options->version)
+        plan.own_version = options->version;
+    else if (base->header_version)
+        plan.own_version = KernelVersion::parse(*base->header_version);
+
+    auto versions = kernel::parse_version_list(spec.versions, plan.arch, diags);
+    if (!versions) return std::nullopt;
+    std::vector<std::optional<int>> shifts{std::nullopt};
+    if (spec.page_sizes) {
+        auto list = kernel::parse_page_size_list(*spec.page_sizes, plan.arch, diags);
+        if (!list) return std::nullopt;
+        shifts.assign(list->begin(), list->end());
+    }
+    for (const auto& shift : shifts) {
+        for (const auto& version : *versions) {
+            SweepCell cell;
+            cell.version = version;
+            cell.page_shift = shift;
+            cell.change = kernel::retarget(*base, plan.arch, version, shift, plan.own_version);
+            cell.config = config;
+            cell.config.kernel_version = version.str();
+            cell.config.sets.insert(cell.config.sets.end(), cell.change.sets.begin(),
+                                    cell.change.sets.end());
+            cell.config.unsets.insert(cell.config.unsets.end(), cell.change.dropped.begin(),
+                                      cell.change.dropped.end());
+            plan.cells.push_back(std::move(cell));
+        }
+    }
+    return plan;
+}
+
+int SweepCheckOutcome::exit_code(bool werror) const {
+    if (!plan || !errors.empty()) return 2;
+    bool failed = false;
+    for (const auto& c : cells) {
+        if (!c.cell.change.unavailable.empty()) continue;
+        if (c.outcome.unusable_input()) return 2;
+        for (const auto& r : c.outcome.results)
+            failed = failed || r.failed(werror);
+    }
+    return failed ? 1 : 0;
+}
+
+SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec) {
+    SweepCheckOutcome out;
+    Diagnostics diags;
+    out.plan = plan_sweep(request.config, spec, diags);
+    out.errors = diags.items();
+    if (!out.plan) return out;
+    for (const auto& cell : out.plan->cells) {
+        SweepCheckCell done{cell, {}};
+        if (cell.change.unavailable.empty()) {
+            CheckRequest single = request;
+            single.config = cell.config;
+            single.progress = nullptr;
+            done.outcome = run_check(single);
+        }
+        out.cells.push_back(std::move(done));
+    }
+    return out;
+}
+
+namespace {
+
+nlohmann::json cell_header(const SweepCell& cell, std::optional<std::uint64_t> page_size) {
+    nlohmann::json j;
+    j["kernel_version"] = cell.version.str();
+    j["page_size"] = page_size ? nlohmann::json(*page_size) : nlohmann::json(nullptr);
+    j["config_changes"] = {{"set", cell.change.sets}, {"unset", cell.change.dropped}};
+    j["notes"] = cell.change.notes;
+    j["unavailable"] = cell.change.unavailable.empty() ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(cell.change.unavailable);
+    return j;
+}
+
+std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
+    if (!cell.page_shift) return std::nullopt;
+    return std::uint64_t{1} << *cell.page_shift;
+}
+
+} // namespace
+
+nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& c : outcome.cells) {
+        const auto& model = c.outcome.model;
+        auto j = cell_header(c.cell,
+                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
+        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
+                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
+                                           : nlohmann::json(nullptr);
+        if (model) {
+            j.update(report::check_json(kernel::to_json(*model), c.outcome.results,
+                                        c.outcome.input_errors));
+        } else {
+            std::vector<Diagnostic> errors = c.outcome.config_diagnostics;
+            nlohmann::json diags = nlohmann::json::array();
+            for (const auto& d : errors)
+                diags.push_back(report::to_json(d));
+            j["alignment"] = nullptr;
+            j["regions"] = nlohmann::json::array();
+            j["diagnostics"] = diags;
+            j["summary"] = report::summary_json(errors);
+        }
+        entries.push_back(std::move(j));
+    }
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& d : outcome.errors)
+        errors.push_back(report::to_json(d));
+    // Per pool, the first version (of those swept) that rejects it, per page size.
+    auto matrix = sweep_matrix(outcome);
+    nlohmann::json pools = nlohmann::json::array();
+    for (std::size_t p = 0; p < matrix.pools.size(); ++p) {
+        nlohmann::json first = nlohmann::json::object();
+        for (const auto& column : matrix.columns) {
+            auto key = std::to_string(column.page_size);
+            if (first.contains(key)) continue;
+            auto v = report::first_rejecting_version(matrix, p, column.page_size);
+            first[key] = v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
+        }
+        const auto& pool = matrix.pools[p];
+        pools.push_back({{"input", pool.input},
+                         {"node", pool.node},
+                         {"file", pool.where.file},
+                         {"line", pool.where.line},
+                         {"first_rejected", first}});
+    }
+    return {{"sweep", entries}, {"pools", pools}, {"errors", errors}};
+}
+
+report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {
+    using report::PoolState;
+    report::SweepMatrix m;
+    // Pools: every region that is a pool (cma, coherent, restricted) or has an error in some
+    // cell, in document order of the first cell that lists it.
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    auto pool_of = [&](const std::string& input, const std::string& node,
+                       const Location& where) -> std::size_t {
+        auto key = std::make_pair(input, node);
+        if (auto it = index.find(key); it != index.end()) return it->second;
+        index.emplace(key, m.pools.size());
+        m.pools.push_back({input, node, where});
+        return m.pools.size() - 1;
+    };
+    auto is_pool = [](reserved::Kind k) {
+        return k == reserved::Kind::cma || k == reserved::Kind::coherent ||
+               k == reserved::Kind::restricted;
+    };
+    for (const auto& c : outcome.cells) {
+        for (const auto& r : c.outcome.results) {
+            for (const auto& region : r.reservations.regions)
+                if (is_pool(region.kind) || is_pool(region.declared_kind))
+                    pool_of(region.input, region.path, region.where);
+            for (const auto& d : r.diagnostics) {
+                if (d.severity != Severity::error || d.node.empty()) continue;
+                for (const auto& region : r.reservations.regions)
+                    if (region.path == d.node) pool_of(region.input, region.path, region.where);
+            }
+        }
+    }
+    m.cells.assign(m.pools.size(), {});
+    m.rejecting_checks.assign(m.pools.size(), {});
+    const auto boundaries =
+        outcome.plan ? kernel::rule_boundaries(outcome.plan->arch) : std::vector<KernelVersion>{};
+    const SweepCell* previous = nullptr;
+    for (const auto& c : outcome.cells) {
+        report::SweepColumn column;
+        column.version = c.cell.version;
+        if (previous && previous->version < c.cell.version) {
+            auto from = KernelVersion{previous->version.major, previous->version.minor, 0, false};
+            auto to = KernelVersion{c.cell.version.major, c.cell.version.minor, 0, false};
+            column.follows_previous =
+                std::none_of(boundaries.begin(), boundaries.end(),
+                             [&](const auto& b) { return from < b && b < to; });
+        }
+        previous = &c.cell;
+        const auto& model = c.outcome.model;
+        column.page_size = model ? model->page_size : requested_page_size(c.cell).value_or(0);
+        if (model) column.alignment = model->cma_min_alignment_bytes;
+        column.notes = c.cell.change.notes;
+        m.columns.push_back(column);
+        for (std::size_t p = 0; p < m.pools.size(); ++p) {
+            PoolState state = PoolState::failed;
+            std::vector<std::string> checks;
+            if (!c.cell.change.unavailable.empty()) {
+                state = PoolState::unavailable;
+            } else if (model) {
+                for (const auto& r : c.outcome.results) {
+                    if (r.reservations.input != m.pools[p].input) continue;
+                    state = PoolState::not_a_pool;
+                    for (const auto& region : r.reservations.regions)
+                        if (region.path == m.pools[p].node && is_pool(region.kind))
+                            state = PoolState::ok;
+                    for (const auto& d : r.diagnostics) {
+                        if (d.node != m.pools[p].node) continue;
+                        if (d.severity == Severity::error) {
+                            state = PoolState::rejected;
+                            if (std::find(checks.begin(), checks.end(), d.check) == checks.end())
+                                checks.push_back(d.check);
+                        } else if (d.severity == Severity::warning && state == PoolState::ok) {
+                            state = PoolState::warning;
+                        }
+                    }
+                }
+            }
+            m.cells[p].push_back(state);
+            std::string joined;
+            for (const auto& name : checks)
+                joined += (joined.empty() ? "" : ",") + name;
+            m.rejecting_checks[p].push_back(std::move(joined));
+        }
+    }
+    return m;
+}
+
+int SweepSuggestOutcome::exit_code() const {
+    if (!plan || !errors.empty()) return 2;
+    int worst = 0;
+    for (const auto& c : cells)
+        if (c.cell.change.unavailable.empty()) worst = std::max(worst, c.outcome.exit_code());
+    return worst;
+}
+
+SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec) {
+    SweepSuggestOutcome out;
+    Diagnostics diags;
+    out.plan = plan_sweep(request.config, spec, diags);
+    out.errors = diags.items();
+    if (!out.plan) return out;
+    for (const auto& cell : out.plan->cells) {
+        SweepSuggestCell done{cell, {}};
+        if (cell.change.unavailable.empty()) {
+            SuggestRequest single = request;
+            single.config = cell.config;
+            done.outcome = run_suggest(single);
+        }
+        out.cells.push_back(std::move(done));
+    }
+    return out;
+}
+
+nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& c : outcome.cells) {
+        const auto& model = c.outcome.model;
+        auto j = cell_header(c.cell,
+                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
+        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
+                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
+                                           : nlohmann::json(nullptr);
+        if (c.cell.change.unavailable.empty()) j.update(suggest_json(c.outcome));
+        entries.push_back(std::move(j));
+    }
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& d : outcome.errors)
+        errors.push_back(report::to_json(d));
+    return {{"sweep", entries}, {"errors", errors}};
+}
+
+} // namespace cmalign

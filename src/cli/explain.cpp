@@ -1,0 +1,36 @@
+// cmalign explain LOG BOARD: what a boot log shows happened to each reserved-memory node, why,
+// and the fix.
+#include <iostream>
+
+#include "cmalign/explain.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+void register_explain(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "explain", "tie a boot log's reserved-memory and CMA lines to the board's nodes");
+    auto request = std::make_shared<ExplainRequest>();
+    auto format = std::make_shared<std::string>("text");
+    cmd->add_option("log", request->log_path, "dmesg, journalctl -k or serial console capture")
+        ->required();
+    cmd->add_option("board", request->board, "the board's .dts or .dtb")->required();
+    add_config_options(*cmd, request->config);
+    add_tree_options(*cmd, request->tree);
+    cmd->add_option("--bootargs", request->checks.bootargs,
+                    "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+    cmd->callback([=, &exit_code] {
+        auto outcome = run_explain(*request);
+        for (const auto& d : outcome.errors)
+            std::cerr << format_gcc(d) << '\n';
+        if (*format == "json")
+            std::cout << explain_json(outcome).dump(2) << '\n';
+        else if (outcome.errors.empty())
+            std::cout << explain_text(outcome);
+        exit_code = outcome.exit_code();
+    });
+}
+
+} // namespace cmalign::cli

@@ -1,0 +1,222 @@
+#include "cmalign/report/sweep.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace cmalign::report {
+
+const char* to_string(PoolState state) {
+    switch (state) {
+    case PoolState::ok:
+        return "ok";
+    case PoolState::rejected:
+        return "rejected";
+    case PoolState::warning:
+        return "warning";
+    case PoolState::not_a_pool:
+        return "-";
+    case PoolState::unavailable:
+        return "n/a";
+    case PoolState::failed:
+        return "error";
+    }
+    return "?";
+}
+
+std::optional<KernelVersion> first_rejecting_version(const SweepMatrix& m, std::size_t pool,
+                                                     std::uint64_t page_size) {
+    for (std::size_t c = 0; c < m.columns.size(); ++c)
+        if (m.columns[c].page_size == page_size && m.cells[pool][c] == PoolState::rejected)
+            return m.columns[c].version;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string page_label(std::uint64_t bytes) {
+    if (bytes == 0) return "?";
+    if (bytes >= (1u << 20)) return fmt::format("{}M", bytes >> 20);
+    return fmt::format("{}K", bytes >> 10);
+}
+
+std::string size_label(std::optional<std::uint64_t> bytes) {
+    if (!bytes) return "at boot";
+    if (*bytes >= (std::uint64_t{1} << 30) && *bytes % (std::uint64_t{1} << 30) == 0)
+        return fmt::format("{} GiB", *bytes >> 30);
+    if (*bytes >= (1u << 20) && *bytes % (1u << 20) == 0)
+        return fmt::format("{} MiB", *bytes >> 20);
+    return fmt::format("{} KiB", *bytes >> 10);
+}
+
+std::string pool_letter(std::size_t i) {
+    std::string s;
+    do {
+        s.insert(s.begin(), static_cast<char>('A' + i % 26));
+        i = i / 26;
+    } while (i-- > 0);
+    return s;
+}
+
+std::string fit(std::string text, std::size_t width) {
+    if (text.size() <= width) return text;
+    if (width < 4) return text.substr(0, width);
+    // Keep the end: the node name and line number say the most.
+    return "…" + text.substr(text.size() - (width - 3)); // "…" is 3 bytes, 1 column
+}
+
+struct Row {
+    std::size_t first = 0, last = 0; // columns
+    std::vector<std::size_t> note_ids;
+};
+
+} // namespace
+
+std::string render_sweep_text(const SweepMatrix& m, std::size_t width) {
+    std::string out;
+    if (m.pools.empty()) {
+        out += "no reservation that is a pool (shared-dma-pool, restricted-dma-pool)\n";
+    }
+    // Page sizes in column order, for the legend.
+    std::vector<std::uint64_t> page_sizes;
+    for (const auto& c : m.columns)
+        if (std::find(page_sizes.begin(), page_sizes.end(), c.page_size) == page_sizes.end())
+            page_sizes.push_back(c.page_size);
+    const KernelVersion* last_version = nullptr;
+    for (const auto& c : m.columns)
+        if (!last_version || *last_version < c.version) last_version = &c.version;
+
+    if (!m.columns.empty()) {
+        const KernelVersion* first_version = &m.columns.front().version;
+        for (const auto& c : m.columns)
+            if (c.version < *first_version) first_version = &c.version;
+        std::string sizes;
+        for (auto size : page_sizes)
+            sizes += (sizes.empty() ? "" : ", ") + page_label(size);
+        std::size_t versions = m.columns.size() / std::max<std::size_t>(page_sizes.size(), 1);
+        out +=
+            fmt::format("checked: {} version{} from v{} to v{}, {} pages\n", versions,
+                        versions == 1 ? "" : "s", first_version->str(), last_version->str(), sizes);
+    }
+    for (std::size_t p = 0; p < m.pools.size(); ++p) {
+        const auto& pool = m.pools[p];
+        std::string where =
+            pool.where.known()
+                ? fmt::format("{}:{}", std::filesystem::path(pool.where.file).filename().string(),
+                              pool.where.line)
+                : std::string();
+        std::string letter = pool_letter(p);
+        std::size_t room = width > letter.size() + 6 + where.size()
+                               ? width - letter.size() - 6 - where.size()
+                               : 20;
+        out += fmt::format("{:>3}  {}  {}\n", letter, fit(pool.node, room), where);
+        std::string firsts;
+        for (auto size : page_sizes) {
+            auto v = first_rejecting_version(m, p, size);
+            std::string text = v ? "v" + v->str() : std::string("never");
+            firsts += fmt::format("{}{}{}", firsts.empty() ? "" : " · ",
+                                  page_sizes.size() > 1 ? page_label(size) + " " : "", text);
+        }
+        out += fmt::format("     first rejected: {}\n", firsts);
+    }
+
+    // Notes, numbered once each.
+    std::vector<std::string> notes;
+    auto note_id = [&](const std::string& note) {
+        auto it = std::find(notes.begin(), notes.end(), note);
+        if (it != notes.end()) return static_cast<std::size_t>(it - notes.begin()) + 1;
+        notes.push_back(note);
+        return notes.size();
+    };
+    // Rows: runs of columns with the same page size, alignment, notes and cells.
+    std::vector<Row> rows;
+    for (std::size_t c = 0; c < m.columns.size(); ++c) {
+        std::vector<std::size_t> ids;
+        for (const auto& n : m.columns[c].notes)
+            ids.push_back(note_id(n));
+        auto same = [&](const Row& row) {
+            const auto& a = m.columns[row.last];
+            const auto& b = m.columns[c];
+            if (!b.follows_previous || a.page_size != b.page_size || a.alignment != b.alignment ||
+                row.note_ids != ids)
+                return false;
+            for (std::size_t p = 0; p < m.pools.size(); ++p)
+                if (m.cells[p][row.last] != m.cells[p][c]) return false;
+            return true;
+        };
+        if (!rows.empty() && same(rows.back()))
+            rows.back().last = c;
+        else
+            rows.push_back({c, c, ids});
+    }
+
+    constexpr std::size_t kernel_w = 14, page_w = 5, align_w = 10, cell_w = 10, notes_w = 6;
+    const std::size_t fixed = kernel_w + page_w + align_w + notes_w;
+    const std::size_t per_table =
+        std::max<std::size_t>(1, width > fixed ? (width - fixed) / cell_w : 1);
+    const std::size_t pool_count = std::max<std::size_t>(m.pools.size(), 1);
+    for (std::size_t start = 0; start < pool_count; start += per_table) {
+        std::size_t end = std::min(pool_count, start + per_table);
+        out += '\n';
+        std::string header = fmt::format("{:<{}}{:<{}}{:<{}}", "kernel", kernel_w, "page", page_w,
+                                         "CMA align", align_w);
+        for (std::size_t p = start; p < end && p < m.pools.size(); ++p)
+            header += fmt::format("{:<{}}", pool_letter(p), cell_w);
+        if (!notes.empty()) header += "notes";
+        while (!header.empty() && header.back() == ' ')
+            header.pop_back();
+        out += header + '\n';
+        for (const auto& row : rows) {
+            const auto& a = m.columns[row.first];
+            const auto& b = m.columns[row.last];
+            std::string versions = row.first == row.last
+                                       ? "v" + a.version.str()
+                                       : fmt::format("v{}–v{}", a.version.str(), b.version.str());
+            // "–" is 3 bytes but one column: pad by columns, not bytes.
+            std::size_t shown = versions.size() - (row.first == row.last ? 0 : 2);
+            std::string line = versions + std::string(kernel_w > shown ? kernel_w - shown : 1, ' ');
+            line += fmt::format("{:<{}}{:<{}}", page_label(a.page_size), page_w,
+                                size_label(a.alignment), align_w);
+            for (std::size_t p = start; p < end && p < m.pools.size(); ++p)
+                line += fmt::format("{:<{}}", to_string(m.cells[p][row.first]), cell_w);
+            std::string ids;
+            for (auto id : row.note_ids)
+                ids += fmt::format("{}[{}]", ids.empty() ? "" : " ", id);
+            line += ids;
+            while (!line.empty() && line.back() == ' ')
+                line.pop_back();
+            out += line + '\n';
+        }
+    }
+    if (!notes.empty()) {
+        out += "\nconfiguration as each version's Kconfig reads it:\n";
+        for (std::size_t i = 0; i < notes.size(); ++i) {
+            // Wrap long notes at the width, indented under their number.
+            std::string prefix = fmt::format("[{}] ", i + 1);
+            std::string text = notes[i];
+            std::string line = prefix;
+            std::size_t pos = 0;
+            while (pos < text.size()) {
+                auto space = text.find(' ', pos);
+                if (space == std::string::npos) space = text.size();
+                std::string word = text.substr(pos, space - pos);
+                if (line.size() + word.size() + 1 > width && line.size() > prefix.size()) {
+                    out += line + '\n';
+                    line = std::string(prefix.size(), ' ');
+                }
+                if (line.size() > prefix.size() && line.back() != ' ') line += ' ';
+                line += word;
+                pos = space + 1;
+            }
+            out += line + '\n';
+        }
+    }
+    out += "\nok: created · rejected: the kernel will not create it as written (--format "
+           "json\nhas each finding) · -: not a pool in that kernel · n/a: page size not "
+           "offered\n";
+    return out;
+}
+
+} // namespace cmalign::report

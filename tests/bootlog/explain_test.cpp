@@ -1,0 +1,226 @@
+// `explain`: boot logs tied to the example board's nodes, with check's finding and fix's plan.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cmalign/explain.hpp"
+#include "cmalign/run_fix.hpp"
+
+using namespace cmalign;
+
+namespace {
+const std::string board = CMALIGN_SOURCE_DIR "/examples/boards/seed-board.dts";
+const std::string config_4k = CMALIGN_SOURCE_DIR "/examples/configs/arm64-4k.config";
+const std::string config_16k = CMALIGN_SOURCE_DIR "/examples/configs/arm64-16k.config";
+const std::string sample_log = CMALIGN_SOURCE_DIR "/examples/logs/seed-board-16k.dmesg";
+
+std::string write_log(const std::string& name, const std::string& text) {
+    auto path = (std::filesystem::temp_directory_path() / ("cmalign-explain-" + name)).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+ExplainOutcome explain(const std::string& log, std::vector<std::string> configs) {
+    ExplainRequest request;
+    request.log_path = log;
+    request.board = board;
+    request.config.config_files = std::move(configs);
+    return run_explain(request);
+}
+
+const NodeExplanation& node(const ExplainOutcome& o, const std::string& name) {
+    for (const auto& n : o.nodes)
+        if (n.name == name) return n;
+    FAIL("no node " << name);
+    return o.nodes.front();
+}
+
+// The lines v6.1 prints for the board on 16K pages (drivers/of/of_reserved_mem.c and
+// kernel/dma/contiguous.c formats), around other output, with CRLF.
+std::string log_61() {
+    return "[    0.000000] Linux version 6.1.0-28-arm64 (debian-kernel@lists.debian.org) (gcc-12) "
+           "#1 SMP Debian 6.1.119-1\r\n"
+           "[    0.000000] Machine model: ACME example board\r\n"
+           "[    0.000000] Reserved memory: created CMA memory pool at 0x0000000050000000, "
+           "size 16 MiB\r\n"
+           "U-Boot> \r\n"
+           "[    0.000000] OF: reserved mem: initialized node camera-pool@50000000, compatible id "
+           "shared-dma-pool\r\n"
+           "[    0.000000] Reserved memory: incorrect alignment of CMA region\r\n"
+           "[    0.000000] OF: reserved mem: node vdec-pool compatible matching fail\r\n"
+           "[    0.000000] cma: Reserved 32 MiB at 0x000000007c000000\r\n";
+}
+} // namespace
+
+TEST_CASE("the sample 6.12 log: both pools rejected, with check's finding and fix's plan") {
+    auto o = explain(sample_log, {config_16k});
+    REQUIRE(o.errors.empty());
+    REQUIRE(o.version);
+    CHECK(o.version->str() == "6.12.117");
+    CHECK(o.version_source == "log line 2");
+    CHECK(o.exit_code() == 1);
+
+    // The same check and fix, run the way `check` and `fix` run.
+    CheckRequest check;
+    check.inputs = {board};
+    check.config.config_files = {config_16k};
+    check.config.kernel_version = "6.12.117";
+    auto checked = run_check(check);
+    REQUIRE(checked.results.size() == 1);
+    FixRequest fix;
+    fix.inputs = {board};
+    fix.config = check.config;
+    auto planned = run_fix(fix);
+
+    for (const char* name : {"vdec-pool", "camera-pool@50000000"}) {
+        CAPTURE(name);
+        const auto& n = node(o, name);
+        CHECK(n.outcome == NodeOutcome::rejected);
+        REQUIRE(n.log.size() == 2);
+        CHECK(n.log[0].event == bootlog::Event::incorrect_alignment);
+        CHECK(n.log[1].event == bootlog::Event::matching_fail);
+        REQUIRE(n.finding);
+        CHECK(n.finding->check == "cma-size-alignment");
+        bool same = false;
+        for (const auto& d : checked.results[0].diagnostics)
+            same = same || (d.node == n.node && d.check == n.finding->check &&
+                            d.message == n.finding->message && d.where == n.finding->where);
+        CHECK(same);
+        CHECK(n.message == n.finding->message);
+        std::vector<fix::Edit> edits;
+        for (const auto& e : planned.edits)
+            if (e.node == n.node) edits.push_back(e);
+        REQUIRE(edits.size() == n.edits.size());
+        for (std::size_t i = 0; i < edits.size(); ++i) {
+            CHECK(edits[i].new_value == n.edits[i].new_value);
+            CHECK(edits[i].where == n.edits[i].where);
+        }
+    }
+    // vdec-pool's size is a literal: fix rewrites it to 32 MiB. camera-pool's is a macro:
+    // check's hint says the number, fix cannot edit it.
+    REQUIRE(node(o, "vdec-pool").edits.size() == 1);
+    CHECK(node(o, "vdec-pool").edits[0].new_value == 32u << 20);
+    CHECK(node(o, "camera-pool@50000000").edits.empty());
+    REQUIRE(!node(o, "camera-pool@50000000").finding->fix.empty());
+    CHECK(node(o, "camera-pool@50000000").finding->fix[0].new_value == 32u << 20);
+
+    const auto& firmware = node(o, "firmware@4f000000");
+    CHECK(firmware.outcome == NodeOutcome::created);
+    REQUIRE(firmware.log.size() == 1);
+    CHECK(firmware.log[0].event == bootlog::Event::region_listed);
+    // The cma= / default area line names no node.
+    REQUIRE(o.other.size() == 1);
+    CHECK(o.other[0].event == bootlog::Event::cmdline_reserved);
+    CHECK(o.unmatched.empty());
+
+    auto j = explain_json(o);
+    CHECK(j["kernel_version"] == "6.12.117");
+    REQUIRE(j["nodes"].size() == 3);
+    for (const auto& jn : j["nodes"])
+        for (const char* key :
+             {"node", "file", "line", "outcome", "log", "check", "message", "fix"})
+            CHECK_MESSAGE(jn.contains(key), key);
+    CHECK(j["nodes"][0]["fix"]["new"] == 32u << 20);
+    CHECK(j["nodes"][0]["log"][0]["line_number"] == 6);
+}
+
+TEST_CASE("a 6.1 log with CRLF and interleaved output uses v6.1's rules") {
+    auto o = explain(write_log("61.log", log_61()), {config_16k});
+    REQUIRE(o.errors.empty());
+    REQUIRE(o.model);
+    CHECK(o.model->version.str() == "6.1.0");
+    // v6.1 reads CONFIG_ARCH_FORCE_MAX_ORDER=11 as MAX_ORDER 11 (exclusive, until v6.4): the
+    // largest order is 10, pageblock_order min(HUGETLB_PAGE_ORDER 11, 10) = 10, and the CMA
+    // alignment 16K << 10 = 16 MiB, not v6.12's 32 MiB. The 16 MiB camera pool survives.
+    CHECK(o.model->cma_min_alignment_bytes == 16u << 20);
+    const auto& vdec = node(o, "vdec-pool");
+    CHECK(vdec.outcome == NodeOutcome::rejected);
+    REQUIRE(vdec.log.size() == 2);
+    CHECK(vdec.log[0].line_number == 6);
+    REQUIRE(vdec.finding);
+    CHECK(vdec.finding->check == "cma-size-alignment");
+    const auto& camera = node(o, "camera-pool@50000000");
+    CHECK(camera.outcome == NodeOutcome::created);
+    REQUIRE(camera.log.size() == 2);
+    CHECK(camera.log[0].line_number == 3);
+    CHECK(camera.log[0].bytes == 16u << 20);
+    CHECK_FALSE(camera.finding);
+    CHECK(node(o, "firmware@4f000000").outcome == NodeOutcome::absent); // v6.1 lists nothing
+    CHECK(o.other.size() == 1); // the default area's "cma: Reserved 32 MiB at …"
+}
+
+TEST_CASE("a log the configuration does not explain says which page sizes would") {
+    // The 4K configuration accepts both pools, yet the log shows them rejected.
+    auto o = explain(sample_log, {config_4k});
+    REQUIRE(o.errors.empty());
+    const auto& n = node(o, "vdec-pool");
+    CHECK(n.outcome == NodeOutcome::rejected);
+    CHECK_FALSE(n.finding);
+    CHECK(n.message.find("configured differently") != std::string::npos);
+    CHECK(n.message.find("16 KiB pages (CMA alignment 32 MiB)") != std::string::npos);
+    CHECK(o.exit_code() == 1); // a pool was lost, whatever the configuration says
+}
+
+TEST_CASE("lines about nodes the board does not have are reported") {
+    auto o = explain(write_log("other-dt.log",
+                               "Linux version 6.12.117 (x) #1\n"
+                               "Reserved memory: created CMA memory pool at 0x0000000060000000, "
+                               "size 64 MiB\n"
+                               "OF: reserved mem: initialized node gpu-pool@60000000, compatible "
+                               "id shared-dma-pool\n"
+                               "cma: CMA area linux,cma could not be activated\n"),
+                     {config_16k});
+    REQUIRE(o.errors.empty());
+    REQUIRE(o.unmatched.size() == 3);
+    CHECK(o.unmatched[0].event == bootlog::Event::created_cma_pool);
+    CHECK(o.unmatched[1].nodes == std::vector<std::string>{"gpu-pool@60000000"});
+    CHECK(o.unmatched[2].event == bootlog::Event::not_activated);
+    for (const auto& n : o.nodes)
+        CHECK(n.outcome == NodeOutcome::absent);
+    CHECK_FALSE(o.notes.empty());
+}
+
+TEST_CASE("bypassed, created and failed pools") {
+    auto o = explain(write_log("mixed.log",
+                               "Linux version 6.12.117 (x) #1\n"
+                               "Reserved memory: bypass vdec-pool node, using cmdline CMA params "
+                               "instead\n"
+                               "OF: reserved mem: node vdec-pool compatible matching fail\n"
+                               "Reserved memory: created CMA memory pool at 0x0000000050000000, "
+                               "size 16 MiB\n"
+                               "OF: reserved mem: initialized node camera-pool@50000000, "
+                               "compatible id shared-dma-pool\n"
+                               "cma: CMA area camera-pool@50000000 could not be activated\n"),
+                     {config_4k});
+    REQUIRE(o.errors.empty());
+    CHECK(node(o, "vdec-pool").outcome == NodeOutcome::bypassed);
+    CHECK(node(o, "camera-pool@50000000").outcome == NodeOutcome::failed);
+    CHECK(node(o, "camera-pool@50000000").log.size() == 3);
+}
+
+TEST_CASE("the version comes from the log, else --kernel-version or the config header") {
+    auto no_version =
+        write_log("no-version.log", "OF: reserved mem: node vdec-pool compatible matching fail\n");
+    auto with_header = explain(no_version, {config_16k});
+    REQUIRE(with_header.errors.empty());
+    CHECK(with_header.version->str() == "6.12.117");
+    CHECK_FALSE(with_header.notes.empty());
+
+    ExplainRequest bare;
+    bare.log_path = no_version;
+    bare.board = board;
+    auto none = run_explain(bare);
+    CHECK(none.exit_code() == 2);
+
+    bare.config.kernel_version = "6.1";
+    bare.config.arch = "arm64";
+    auto given = run_explain(bare);
+    CHECK(given.errors.empty());
+    CHECK(given.model->version.str() == "6.1");
+
+    ExplainRequest missing;
+    missing.log_path = "/nonexistent/boot.log";
+    missing.board = board;
+    CHECK(run_explain(missing).exit_code() == 2);
+}
