@@ -123,7 +123,22 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
                                    const std::vector<dt::Tree>& overlays) {
     if (overlays.empty()) {
         auto tree = load_tree(path, options, cache, diags, resolve);
-        if (!tree || diags.has_errors() || !dt::is_overlay(*tree)) return tree;
+        if (!tree || diags.has_errors()) return tree;
+        // `resolve` may have left out deep nodes (a fragment's __overlay__ body) and their
+        // locations: a file whose fragments name a target is read again, whole.
+        bool fragments = std::any_of(
+            tree->root.children.begin(), tree->root.children.end(), [](const dt::Node& c) {
+                return c.find_property("target") || c.find_property("target-path");
+            });
+        if (fragments && !tree->from_dtb) {
+            Diagnostics again;
+            tree = load_tree(path, options, cache, again);
+            if (!tree || again.has_errors()) {
+                diags.append(again);
+                return tree;
+            }
+        }
+        if (!dt::is_overlay(*tree)) return tree;
         auto lone = dt::overlay_without_base(*tree);
         lone.tree.input = path;
         bool adds = lone.tree.find("/reserved-memory") &&

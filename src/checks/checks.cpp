@@ -411,8 +411,10 @@ void check_overlap(const Context& ctx, Findings& out) {
             if (mr.size == 0) continue;
             if (overlaps(Interval::of(mr.address, mr.size), Interval::of(*r.base, *r.size)))
                 out.add(Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
-                        fmt::format("CMA pool {} overlaps /memreserve/ {}+{}: memory the firmware "
-                                    "reserved would be handed out by CMA",
+                        fmt::format("CMA pool {} overlaps /memreserve/ {}+{}: the kernel prints "
+                                    "nothing (memblock_reserve() takes the range twice) and "
+                                    "cma_activate_area() hands memory the firmware reserved to "
+                                    "the page allocator",
                                     r.name, hex(mr.address), hex(mr.size)));
         }
     }

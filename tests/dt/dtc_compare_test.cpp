@@ -524,6 +524,13 @@ struct OverlayResult {
     std::string difference;
 };
 
+// CMALIGN_FDTOVERLAY: the fdtoverlay to compare with (default: fdtoverlay on PATH; Kbuild uses
+// the kernel's own scripts/dtc/fdtoverlay, libfdt 1.7).
+std::string fdtoverlay_program() {
+    const char* d = std::getenv("CMALIGN_FDTOVERLAY");
+    return d && *d ? d : "fdtoverlay";
+}
+
 bool compile(const fs::path& src, const fs::path& out, bool symbols) {
     const std::string prefixes = kernel_root + "/scripts/dtc/include-prefixes";
     const std::string cmd = fmt::format(
@@ -546,7 +553,8 @@ OverlayResult compare_composite(const Composite& c, const fs::path& work) {
         built = compile(c.overlays[i], dtbos.back(), false);
     }
     const fs::path merged = work / "merged.dtb";
-    std::string cmd = fmt::format("fdtoverlay -i '{}' -o '{}'", base_dtb.string(), merged.string());
+    std::string cmd = fmt::format("'{}' -i '{}' -o '{}'", fdtoverlay_program(), base_dtb.string(),
+                                  merged.string());
     for (const auto& o : dtbos)
         cmd += " '" + o.string() + "'";
     r.fdtoverlay_ok = built && std::system((cmd + " 2>/dev/null").c_str()) == 0;
@@ -604,7 +612,7 @@ void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::si
 
 bool fdtoverlay_ready() {
     if (!environment_ready()) return false;
-    if (!have_tool("fdtoverlay")) {
+    if (!have_tool(fdtoverlay_program().c_str())) {
         MESSAGE("SKIP: fdtoverlay not installed");
         return false;
     }

@@ -391,7 +391,8 @@ TEST_CASE("dts: a hand-written __fixups__ gets the generated entries appended (d
                   "\tfragment@0 { target = <&foo>; __overlay__ { p = <&bar>; }; };\n};\n",
                   "hw.dtso");
     REQUIRE_MESSAGE(l->tree, l->first_error());
-    const std::string foo = "/x:y:0\0/fragment@0:target:0";
+    using namespace std::string_literals;
+    const std::string foo = "/x:y:0\0/fragment@0:target:0"s;
     std::vector<std::uint8_t> want(foo.begin(), foo.end());
     want.push_back(0);
     CHECK(value_of(*l->tree, "/__fixups__", "foo") == hex(want));

@@ -264,3 +264,30 @@ TEST_CASE("overlay errors: a label the base lacks, a file that is not an overlay
     CHECK(t.exit_code == 2);
     CHECK(t.err.find("not an overlay") != std::string::npos);
 }
+
+TEST_CASE("tree and suggest take --overlay too") {
+    TempDir dir("overlay-tree");
+    write_file(dir / "base.dts", base_dts);
+    write_file(dir / "ov.dtso", overlay_dtso);
+    auto t = run_cli("tree " + (dir / "base.dts") + " --overlay " + (dir / "ov.dtso") +
+                     " --path /reserved-memory --format json");
+    REQUIRE(t.exit_code == 0);
+    auto j = nlohmann::json::parse(t.out);
+    bool camera = false;
+    for (const auto& n : j["nodes"])
+        if (n["path"] == "/reserved-memory/camera-pool") {
+            camera = true;
+            CHECK(n["file"] == dir / "ov.dtso");
+        }
+    CHECK(camera);
+    // The base alone needs 32 MiB (valid on 16K pages); the overlay's pools need only 4 MiB.
+    auto alone = run_cli("suggest " + (dir / "base.dts") + " -c " + config_16k() +
+                         " --format json");
+    REQUIRE(alone.exit_code == 0);
+    CHECK(nlohmann::json::parse(alone.out)["needed_alignment_bytes"] == 32 * MiB);
+    auto with = run_cli("suggest " + (dir / "base.dts") + " -c " + config_16k() + " --overlay " +
+                        (dir / "ov.dtso") + " --format json");
+    auto js = nlohmann::json::parse(with.out);
+    CHECK(js["needed_alignment_bytes"] == 4 * MiB);
+    CHECK(js["already_valid"] == false);
+}
