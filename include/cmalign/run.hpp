@@ -11,6 +11,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/overlay.hpp"
 #include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
 
@@ -50,7 +51,8 @@ std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string
 std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
                                    dt::FileCache& cache, Diagnostics& diags,
                                    const dt::ResolveOptions& resolve,
-                                   const std::vector<dt::Tree>& overlays);
+                                   const std::vector<dt::Tree>& overlays,
+                                   const dt::OverlayOptions& overlay_options = {});
 
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).

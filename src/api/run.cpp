@@ -120,7 +120,8 @@ std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string
 std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
                                    dt::FileCache& cache, Diagnostics& diags,
                                    const dt::ResolveOptions& resolve,
-                                   const std::vector<dt::Tree>& overlays) {
+                                   const std::vector<dt::Tree>& overlays,
+                                   const dt::OverlayOptions& overlay_options) {
     if (overlays.empty()) {
         auto tree = load_tree(path, options, cache, diags, resolve);
         if (!tree || diags.has_errors()) return tree;
@@ -173,7 +174,7 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
     auto tree = load_tree(path, options, cache, diags, whole);
     if (!tree || diags.has_errors()) return tree;
     for (const auto& overlay : overlays)
-        if (!dt::apply_overlay(*tree, overlay, diags)) return std::nullopt;
+        if (!dt::apply_overlay(*tree, overlay, diags, overlay_options)) return std::nullopt;
     return tree;
 }
 

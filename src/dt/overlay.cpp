@@ -114,8 +114,8 @@ bool path_of(const Node& root, const Node* target, std::string& path) {
 
 class Applier {
 public:
-    Applier(Tree& base, Tree overlay, Diagnostics& diags)
-        : base_(base), ov_(std::move(overlay)), diags_(diags) {}
+    Applier(Tree& base, Tree overlay, Diagnostics& diags, OverlayOptions options = {})
+        : base_(base), ov_(std::move(overlay)), diags_(diags), options_(options) {}
 
     // overlay_merge() alone: a lone overlay has no base to take phandles or labels from.
     void run_merge_only() { merge(); }
@@ -128,6 +128,7 @@ public:
             if (!adjust_local_references(ov_.root, *lf, delta, "/__local_fixups__"))
                 return false;
         if (!fixup_phandles()) return false;
+        if (options_.keep_target_phandles) prevent_phandle_overwrite();
         if (!merge()) return false;
         return update_symbols();
     }
@@ -136,6 +137,64 @@ private:
     Tree& base_;
     Tree ov_;
     Diagnostics& diags_;
+    OverlayOptions options_;
+
+    // libfdt ≥ 1.7.0 overlay_prevent_phandle_overwrite(): an overlay node merged onto a base
+    // node that has a phandle takes the base's phandle, and the overlay's own references to it
+    // (those /__local_fixups__ lists) follow.
+    void prevent_phandle_overwrite() {
+        for (const auto& fragment : ov_.root.children) {
+            const Node* body = subnode(fragment, "__overlay__");
+            if (!body) continue;
+            Node* target = quiet_target(fragment);
+            if (!target) continue; // merge() reports it
+            Node* fragment_node = subnode(ov_.root, fragment.name);
+            prevent_node(*target, *subnode(*fragment_node, "__overlay__"));
+        }
+    }
+
+    void prevent_node(const Node& base_node, Node& ov_node) {
+        auto base_ph = phandle_of(base_node);
+        auto ov_ph = phandle_of(ov_node);
+        if (base_ph && ov_ph) {
+            for (const char* name : {"phandle", "linux,phandle"})
+                if (Property* p = ov_node.find_property(name); p && p->value.size() == 4)
+                    store_be32(p->value, 0, base_ph);
+            if (const Node* lf = subnode(ov_.root, "__local_fixups__"))
+                replace_local_references(ov_.root, *lf, ov_ph, base_ph);
+        }
+        for (auto& c : ov_node.children)
+            if (const Node* bc = subnode(base_node, c.name)) prevent_node(*bc, c);
+    }
+
+    // overlay_update_node_conflicting_references()
+    void replace_local_references(Node& tree_node, const Node& fixup_node, std::uint32_t from,
+                                  std::uint32_t to) {
+        for (const auto& fp : fixup_node.properties) {
+            Property* tp = tree_node.find_property(fp.name);
+            if (!tp || fp.value.size() % 4 != 0) continue; // checked by the first pass
+            for (std::size_t i = 0; i < fp.value.size(); i += 4) {
+                auto off = load_be32(fp.value, i);
+                if (std::size_t{off} + 4 <= tp->value.size() && load_be32(tp->value, off) == from)
+                    store_be32(tp->value, off, to);
+            }
+        }
+        for (const auto& fc : fixup_node.children)
+            if (Node* tc = subnode(tree_node, fc.name)) replace_local_references(*tc, fc, from, to);
+    }
+
+    // fdt_overlay_target_offset() without reporting: nullptr when there is no usable target.
+    Node* quiet_target(const Node& fragment) {
+        if (const Property* t = fragment.find_property("target")) {
+            if (t->value.size() != 4) return nullptr;
+            auto ph = load_be32(t->value, 0);
+            if (ph == 0xffffffffu) return nullptr;
+            if (ph != 0) return node_by_phandle(base_.root, ph);
+        }
+        const Property* tp = fragment.find_property("target-path");
+        auto path = tp ? string_value(*tp) : std::nullopt;
+        return path ? node_at_path(base_.root, *path) : nullptr;
+    }
 
     bool fail(const Location& where, std::string message) {
         Location at = where.known() ? where : Location{ov_.input, 0, 0};
@@ -510,8 +569,9 @@ bool is_overlay(const Tree& tree) {
                        [](const Node& c) { return subnode(c, "__overlay__") != nullptr; });
 }
 
-bool apply_overlay(Tree& base, const Tree& overlay, Diagnostics& diags) {
-    return Applier(base, overlay, diags).run();
+bool apply_overlay(Tree& base, const Tree& overlay, Diagnostics& diags,
+                   const OverlayOptions& options) {
+    return Applier(base, overlay, diags, options).run();
 }
 
 } // namespace cmalign::dt

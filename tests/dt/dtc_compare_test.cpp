@@ -541,7 +541,28 @@ bool compile(const fs::path& src, const fs::path& out, bool symbols) {
     return std::system(cmd.c_str()) == 0 && fs::exists(out);
 }
 
-OverlayResult compare_composite(const Composite& c, const fs::path& work) {
+// Which libfdt the fdtoverlay under test has: "Version: DTC 1.6.1" overwrites a base node's
+// phandle, 1.7.0 keeps it.
+OverlayOptions libfdt_of_fdtoverlay() {
+    OverlayOptions o;
+    std::string cmd = "'" + fdtoverlay_program() + "' --version 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    std::string text;
+    char buffer[256];
+    if (pipe) {
+        while (fgets(buffer, sizeof buffer, pipe))
+            text += buffer;
+        pclose(pipe);
+    }
+    int major = 0, minor = 0;
+    auto at = text.find("DTC ");
+    if (at != std::string::npos) std::sscanf(text.c_str() + at + 4, "%d.%d", &major, &minor);
+    o.keep_target_phandles = major > 1 || (major == 1 && minor >= 7);
+    return o;
+}
+
+OverlayResult compare_composite(const Composite& c, const fs::path& work,
+                                const OverlayOptions& libfdt) {
     OverlayResult r;
     r.name = fs::relative(c.dir, kernel_root).string() + "/" + c.name;
     fs::create_directories(work);
@@ -572,7 +593,7 @@ OverlayResult compare_composite(const Composite& c, const fs::path& work) {
             names.push_back(o.string());
         auto loaded = load_overlays(names, pp, cache, diags);
         std::optional<Tree> tree;
-        if (loaded) tree = load_board(base.string(), pp, cache, diags, {}, *loaded);
+        if (loaded) tree = load_board(base.string(), pp, cache, diags, {}, *loaded, libfdt);
         std::string diff;
         if (!tree || diags.has_errors())
             diff = diags.items().empty() ? "failed" : format_gcc(diags.items().front());
@@ -590,8 +611,11 @@ void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::si
     const fs::path work =
         fs::temp_directory_path() / fmt::format("cmalign-ovl-{}", static_cast<long>(getpid()));
     std::vector<OverlayResult> results(list.size());
+    const auto libfdt = libfdt_of_fdtoverlay();
+    MESSAGE("fdtoverlay: " << fdtoverlay_program() << " (libfdt "
+                           << (libfdt.keep_target_phandles ? ">= 1.7" : "< 1.7") << ")");
     parallel(list.size(), jobs, RUSAGE_CHILDREN, [&](std::size_t i) {
-        results[i] = compare_composite(list[i], work / std::to_string(i));
+        results[i] = compare_composite(list[i], work / std::to_string(i), libfdt);
     });
     fs::remove_all(work);
     equal_dts = equal_blob = built = 0;
