@@ -436,10 +436,11 @@ IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks) {
 // then finds pfns without a valid struct page in its zone: WARN_ON_ONCE(!pfn_valid(pfn)) and
 // "CMA area <name> could not be activated", and the pool is unusable.
 std::string cma_outside_words(const Region& r) {
-    return fmt::format("the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
-                       "and prints \"cma: CMA area {} could not be activated\": CMA can only manage "
-                       "RAM the kernel knows (unless the bootloader adds more /memory)",
-                       r.name);
+    return fmt::format(
+        "the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
+        "and prints \"cma: CMA area {} could not be activated\": CMA can only manage "
+        "RAM the kernel knows (unless the bootloader adds more /memory)",
+        r.name);
 }
 
 void check_outside_memory(const Context& ctx, Findings& out) {
@@ -452,9 +453,10 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         // expects: see outside-memory-device.
         if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
             !ram.covers(Interval::of(*r.base, *r.size)))
-            out.add(Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
-                    fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
-                                r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
+            out.add(
+                Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
+                fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
+                            r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
             bool any =
                 std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {

@@ -731,8 +731,8 @@ private:
         if (p_ >= end_ || *p_ != '"') fail(p_, unexpected("a file name after /include/"));
         std::string inc = string_literal();
         if (static_cast<int>(stack_.size()) + 1 > options_.max_include_depth)
-            fail(start, fmt::format("/include/ nested deeper than {} levels",
-                                    options_.max_include_depth));
+            fail(start,
+                 fmt::format("/include/ nested deeper than {} levels", options_.max_include_depth));
         auto path = find_file(inc, start);
         std::string err;
         auto src = path.empty() ? nullptr : cache_.load(path, &err);

@@ -125,8 +125,7 @@ public:
         max_phandle(base_.root, delta); // fdt_find_max_phandle
         if (!adjust_phandles(ov_.root, delta)) return false;
         if (const Node* lf = subnode(ov_.root, "__local_fixups__"))
-            if (!adjust_local_references(ov_.root, *lf, delta, "/__local_fixups__"))
-                return false;
+            if (!adjust_local_references(ov_.root, *lf, delta, "/__local_fixups__")) return false;
         if (!fixup_phandles()) return false;
         if (options_.keep_target_phandles) prevent_phandle_overwrite();
         if (!merge()) return false;
@@ -209,7 +208,8 @@ private:
             Property* p = n.find_property(name);
             if (!p) continue;
             if (p->value.size() != 4)
-                return fail(p->where, fmt::format("`{}` is not one cell (FDT_ERR_BADPHANDLE)", name));
+                return fail(p->where,
+                            fmt::format("`{}` is not one cell (FDT_ERR_BADPHANDLE)", name));
             auto v = load_be32(p->value, 0);
             if (v + delta < v || v + delta == 0xffffffffu)
                 return fail(p->where, "no phandle numbers left (FDT_ERR_NOPHANDLES)");
@@ -248,8 +248,7 @@ private:
                 return fail(fc.where, fmt::format("{}/{} has no node in the overlay "
                                                   "(FDT_ERR_BADOVERLAY)",
                                                   fixup_path, fc.name));
-            if (!adjust_local_references(*tc, fc, delta, fixup_path + "/" + fc.name))
-                return false;
+            if (!adjust_local_references(*tc, fc, delta, fixup_path + "/" + fc.name)) return false;
         }
         return true;
     }
@@ -276,8 +275,8 @@ private:
                                                   fp.name, sym_path.value_or("?"), base_.input));
             auto phandle = phandle_of(*target);
             if (phandle == 0)
-                return fail(fp.where, fmt::format("{} (label `{}`) has no phandle in {}",
-                                                  *sym_path, fp.name, base_.input));
+                return fail(fp.where, fmt::format("{} (label `{}`) has no phandle in {}", *sym_path,
+                                                  fp.name, base_.input));
             // "path:property:offset" strings, each NUL-terminated.
             std::size_t pos = 0;
             const auto& v = fp.value;
@@ -465,7 +464,8 @@ bool holds_reservation(const Node& n) {
     }
     // `size` and `alloc-ranges` exist only on reserved-memory nodes; `reg` is everywhere.
     if (n.find_property("size") || n.find_property("alloc-ranges")) return true;
-    if (n.find_property("reg") && (pool || n.find_property("reusable") || n.find_property("no-map")))
+    if (n.find_property("reg") &&
+        (pool || n.find_property("reusable") || n.find_property("no-map")))
         return true;
     return std::any_of(n.children.begin(), n.children.end(), holds_reservation);
 }
@@ -484,15 +484,18 @@ void put_cells(Node& n, const char* name, std::uint32_t value, const Location& w
 void guess_cells(const Node& n, std::optional<std::uint32_t>& addr,
                  std::optional<std::uint32_t>& size) {
     if (!size)
-        if (const auto* p = n.find_property("size"); p && (p->value.size() == 4 || p->value.size() == 8))
+        if (const auto* p = n.find_property("size");
+            p && (p->value.size() == 4 || p->value.size() == 8))
             size = static_cast<std::uint32_t>(p->value.size() / 4);
     for (const auto& c : n.children)
         guess_cells(c, addr, size);
     if (!addr)
         if (const auto* p = n.find_property("reg")) {
             auto cells = p->value.size() / 4;
-            if (size && cells > *size && cells - *size <= 2) addr = static_cast<std::uint32_t>(cells - *size);
-            else if (!size && (cells == 2 || cells == 4)) addr = size = static_cast<std::uint32_t>(cells / 2);
+            if (size && cells > *size && cells - *size <= 2)
+                addr = static_cast<std::uint32_t>(cells - *size);
+            else if (!size && (cells == 2 || cells == 4))
+                addr = size = static_cast<std::uint32_t>(cells / 2);
         }
 }
 
@@ -515,10 +518,10 @@ LoneOverlay overlay_without_base(const Tree& overlay) {
         bool usable = !by_label && path && (*path == "/" || *path == "/reserved-memory");
         if (!usable) {
             if (holds_reservation(*body))
-                out.skipped.push_back(
-                    by_label ? fmt::format("{} (target = <&label>)", fragment.name)
-                             : fmt::format("{} (target-path = \"{}\")", fragment.name,
-                                           path.value_or("?")));
+                out.skipped.push_back(by_label
+                                          ? fmt::format("{} (target = <&label>)", fragment.name)
+                                          : fmt::format("{} (target-path = \"{}\")", fragment.name,
+                                                        path.value_or("?")));
             continue;
         }
         Node copy = fragment;

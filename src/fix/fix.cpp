@@ -177,8 +177,7 @@ std::vector<Interval> occupied_except(const reserved::Reservations& rs, const Re
 // Why the grown pool could not be placed by the kernel (empty: it can). A fix that trades a
 // misaligned pool for one the kernel cannot reserve is no fix, so such a board is left alone.
 std::string placement_problem(const Region& r, std::uint64_t new_size, std::uint64_t alignment,
-                              const reserved::Reservations& rs,
-                              const IntervalSet& memory) {
+                              const reserved::Reservations& rs, const IntervalSet& memory) {
     if (!r.dynamic && r.base) {
         auto want = interval(*r.base, new_size);
         for (const auto& o : occupied_except(rs, r))
@@ -543,21 +542,21 @@ Plan plan_fixes(const dt::Tree& tree, const reserved::Reservations& reservations
     // Each value is edited where it is written: DTS digits, or the bytes of the blob it came
     // from (the base .dtb, or an overlay's .dtbo: Property::blob_node).
     std::map<std::string, Blob> blobs;
-    return plan_common(
-        tree, reservations, alignment,
-        [&](const Region& r, const ValueRef& ref, const dt::Property& prop,
-            std::uint64_t new_size, const std::vector<std::uint8_t>& new_bytes) {
-            bool in_blob = !prop.blob_node.empty() || (tree.from_dtb && prop.chunks.empty());
-            if (!in_blob)
-                return value_edits(r, ref, prop.value, new_size, new_bytes, reservations.input,
-                                   cache);
-            std::string file = prop.blob_node.empty() ? tree.input : prop.where.file;
-            std::string node = prop.blob_node.empty() ? r.path : prop.blob_node;
-            auto it = blobs.find(file);
-            if (it == blobs.end()) it = blobs.emplace(file, read_blob(file)).first;
-            return blob_value_edit(file, node, it->second, r, ref, new_size, new_bytes,
-                                   reservations.input);
-        });
+    return plan_common(tree, reservations, alignment,
+                       [&](const Region& r, const ValueRef& ref, const dt::Property& prop,
+                           std::uint64_t new_size, const std::vector<std::uint8_t>& new_bytes) {
+                           bool in_blob =
+                               !prop.blob_node.empty() || (tree.from_dtb && prop.chunks.empty());
+                           if (!in_blob)
+                               return value_edits(r, ref, prop.value, new_size, new_bytes,
+                                                  reservations.input, cache);
+                           std::string file = prop.blob_node.empty() ? tree.input : prop.where.file;
+                           std::string node = prop.blob_node.empty() ? r.path : prop.blob_node;
+                           auto it = blobs.find(file);
+                           if (it == blobs.end()) it = blobs.emplace(file, read_blob(file)).first;
+                           return blob_value_edit(file, node, it->second, r, ref, new_size,
+                                                  new_bytes, reservations.input);
+                       });
 }
 
 Plan plan_dtb_fixes(const dt::Tree& tree, const reserved::Reservations& reservations,

@@ -807,8 +807,7 @@ void Deriver::resolve_page_block_option() {
         inputs.push_back(input(*e));
         auto v = parse_int(e->value);
         if (!v) {
-            warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), hi),
-                 "kernel-config-range");
+            warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), hi), "kernel-config-range");
         } else if (*v < 1 || *v > hi) {
             value = out_of_range_value(*e, *v, 1, hi, hi, "mm/Kconfig: 1 .. ARCH_FORCE_MAX_ORDER");
         } else {

@@ -629,9 +629,10 @@ void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::si
         if (r.equal_blob) ++equal_blob;
         if (!r.equal_dts || !r.equal_blob) MESSAGE(r.name << ": " << r.difference);
     }
-    MESSAGE(fmt::format("overlays: {} composites, fdtoverlay built {}; equal from .dts+.dtso {}/{}, "
-                        "from .dtb+.dtbo {}/{}",
-                        list.size(), built, equal_dts, built, equal_blob, built));
+    MESSAGE(
+        fmt::format("overlays: {} composites, fdtoverlay built {}; equal from .dts+.dtso {}/{}, "
+                    "from .dtb+.dtbo {}/{}",
+                    list.size(), built, equal_dts, built, equal_blob, built));
 }
 
 bool fdtoverlay_ready() {

@@ -327,8 +327,7 @@ TEST_CASE("dts: /include/ and /incbin/") {
     auto cycle = load("/dts-v1/;\n/include/ \"self.dtsi\"\n", main_path);
     CHECK_FALSE(cycle->file);
     const auto self = (dir / "self.dtsi").string();
-    CHECK(cycle->first_error() ==
-          self + ":1:1: error: include cycle: " + self + " \u2192 " + self);
+    CHECK(cycle->first_error() == self + ":1:1: error: include cycle: " + self + " \u2192 " + self);
     fs::remove_all(dir);
 }
 

@@ -75,7 +75,7 @@ TEST_CASE("interval: banks merge when they touch or overlap; ends saturate") {
                      Interval::of(0x80000000, 0x100)});
     REQUIRE(ram.spans().size() == 2);
     CHECK(ram.spans()[0] == Interval{0x40000000, 0x42000000});
-    CHECK(ram.covers(Interval::of(0x40800000, 0x1000000)));  // across the seam
+    CHECK(ram.covers(Interval::of(0x40800000, 0x1000000)));       // across the seam
     CHECK_FALSE(ram.covers(Interval::of(0x41800000, 0x1000000))); // past the end
     CHECK(ram.largest_piece_within(Interval::of(0x41800000, 0x1000000)) == 0x800000);
     CHECK(ram.has_span_of(0x2000000));
@@ -134,9 +134,9 @@ TEST_CASE("a pool across two adjacent /memory banks: check accepts the place, fi
     CHECK(plan.edits[0].old_text == "0x1800000");
     CHECK(plan.edits[0].new_text == "0x2000000");
     // One byte more would not fit: fix and check agree on where RAM ends.
-    write_file(dir / "c.dts", read_file(dir / "b.dts").replace(
-                                  read_file(dir / "b.dts").find("0x0 0x1800000"), 13,
-                                  "0x0 0x2000001"));
+    write_file(dir / "c.dts",
+               read_file(dir / "b.dts")
+                   .replace(read_file(dir / "b.dts").find("0x0 0x1800000"), 13, "0x0 0x2000001"));
     dt::FileCache cache2;
     auto tree2 = load_tree(dir / "c.dts", {}, cache2, diags);
     REQUIRE(tree2);
@@ -198,8 +198,9 @@ TEST_CASE("base.dtb + overlay.dtbo: the .dtbo's bytes are fixed, the base blob i
     write_file(dir / "ov.dtso", overlay_dtso);
     REQUIRE(run_shell("dtc -@ -q -O dtb -o " + (dir / "base.dtb") + " " + (dir / "base.dts"))
                 .exit_code == 0);
-    REQUIRE(run_shell("dtc -q -O dtb -o " + (dir / "ov.dtbo") + " " + (dir / "ov.dtso"))
-                .exit_code == 0);
+    REQUIRE(
+        run_shell("dtc -q -O dtb -o " + (dir / "ov.dtbo") + " " + (dir / "ov.dtso")).exit_code ==
+        0);
     Snapshot base(dir / "base.dtb");
     const std::string common = " -c " + config_16k() + " --overlay " + (dir / "ov.dtbo");
     auto r = run_cli("check " + (dir / "base.dtb") + common + " --format json");
@@ -222,8 +223,7 @@ TEST_CASE("base.dtb + overlay.dtbo: the .dtbo's bytes are fixed, the base blob i
                 .exit_code == 0);
     auto cma = run_shell("fdtget -t x " + (dir / "m.dtb") + " /reserved-memory/linux,cma size");
     CHECK(cma.out == "0 6000000\n");
-    auto cam =
-        run_shell("fdtget -t x " + (dir / "m.dtb") + " /reserved-memory/camera-pool size");
+    auto cam = run_shell("fdtget -t x " + (dir / "m.dtb") + " /reserved-memory/camera-pool size");
     CHECK(cam.out == "0 2000000\n");
 }
 
@@ -281,8 +281,8 @@ TEST_CASE("tree and suggest take --overlay too") {
         }
     CHECK(camera);
     // The base alone needs 32 MiB (valid on 16K pages); the overlay's pools need only 4 MiB.
-    auto alone = run_cli("suggest " + (dir / "base.dts") + " -c " + config_16k() +
-                         " --format json");
+    auto alone =
+        run_cli("suggest " + (dir / "base.dts") + " -c " + config_16k() + " --format json");
     REQUIRE(alone.exit_code == 0);
     CHECK(nlohmann::json::parse(alone.out)["needed_alignment_bytes"] == 32 * MiB);
     auto with = run_cli("suggest " + (dir / "base.dts") + " -c " + config_16k() + " --overlay " +

@@ -51,8 +51,8 @@ TEST_CASE("kconfig int values: what sym_string_valid() rejects keeps the default
         REQUIRE(m);
         REQUIRE(m->page_block_order_option);
         CHECK(*m->page_block_order_option == 10);
-        CHECK(any_has(warnings_of(d), std::string("symbol value '") + bad +
-                                          "' invalid for PAGE_BLOCK_ORDER"));
+        CHECK(any_has(warnings_of(d),
+                      std::string("symbol value '") + bad + "' invalid for PAGE_BLOCK_ORDER"));
         CHECK(any_has(warnings_of(d), "keeps the default: 10"));
     }
     // Valid ints are taken.
@@ -85,7 +85,8 @@ TEST_CASE("kconfig int values: the real kconfig of 6.12 says and does the same")
         fs::temp_directory_path() / ("cmalign-kconfig-invalid-" + std::to_string(getpid()));
     fs::remove_all(out);
     fs::create_directories(out);
-    const std::string make = "make -s -C '" + tree.string() + "' O='" + out.string() + "' ARCH=arm64 ";
+    const std::string make =
+        "make -s -C '" + tree.string() + "' O='" + out.string() + "' ARCH=arm64 ";
     REQUIRE(std::system((make + "defconfig >/dev/null 2>&1").c_str()) == 0);
     // The defconfig's CMA_AREAS line, made invalid.
     std::string config = slurp(out / ".config");
