@@ -417,8 +417,8 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                             edit_notes.push_back(make_diag(
                                 Severity::note, e.where, r.path, rs.input,
                                 fmt::format("the size of {} is written in {}, not in the board "
-                                            "file: {} → {} changes every board that includes "
-                                            "or applies it",
+                                            "file: {} → {} changes every board that includes it "
+                                            "or applies it as an overlay",
                                             r.path, e.file, e.old_text, e.new_text)));
                         plan.edits.push_back(std::move(e));
                     }

@@ -612,8 +612,8 @@ void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::si
         fs::temp_directory_path() / fmt::format("cmalign-ovl-{}", static_cast<long>(getpid()));
     std::vector<OverlayResult> results(list.size());
     const auto libfdt = libfdt_of_fdtoverlay();
-    MESSAGE("fdtoverlay: " << fdtoverlay_program() << " (libfdt "
-                           << (libfdt.keep_target_phandles ? ">= 1.7" : "< 1.7") << ")");
+    MESSAGE(fmt::format("fdtoverlay: {} (libfdt {})", fdtoverlay_program(),
+                        libfdt.keep_target_phandles ? ">= 1.7" : "< 1.7"));
     parallel(list.size(), jobs, RUSAGE_CHILDREN, [&](std::size_t i) {
         results[i] = compare_composite(list[i], work / std::to_string(i), libfdt);
     });
