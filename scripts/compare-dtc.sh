@@ -1,6 +1,7 @@
 #!/bin/sh
 # Compares cmalign's resolved device trees with what cpp + dtc build, for every upstream board and
-# overlay of the kernel tree (arch/{arm64,arm,riscv}/boot/dts/**/*.dts{,o} by default), using all
+# overlay of the kernel tree (arch/{arm64,arm,riscv}/boot/dts/**/*.dts{,o} by default), and every
+# composite DTB of the kernel's Makefiles (base + overlays) with what fdtoverlay builds, using all
 # cores. Prints, per arch, N/M boards equal (our parser on cpp's output, and the built-in
 # preprocessor), the first differences, what we say where dtc fails, and the wall and CPU time per
 # board of cpp+dtc against ours.
@@ -11,9 +12,11 @@
 #   JOBS=N                  parallel jobs (default: nproc)
 #   SOURCE=cpp|builtin|both what to compare (default both)
 #   DTC=/path/to/dtc        the dtc to compare with (default: dtc on PATH)
-#   KERNEL_DTC=1            build the kernel tree's own scripts/dtc (needs flex, bison, gcc) into
-#                           a temporary directory and compare with it: it accepts label-relative
-#                           references &{label/path}, which the kernel uses and dtc 1.6 rejects
+#   FDTOVERLAY=/path        the fdtoverlay to compare with (default: fdtoverlay on PATH)
+#   KERNEL_DTC=1            build the kernel tree's own scripts/dtc and fdtoverlay (needs flex,
+#                           bison, gcc) into a temporary directory and compare with them: dtc
+#                           accepts label-relative references &{label/path}, which the kernel
+#                           uses and dtc 1.6 rejects; fdtoverlay is the one Kbuild runs
 # The kernel tree is the one the tests were configured with (CMALIGN_KERNEL_SRC_DIR, default
 # /opt/cmalign/ksrc, tree linux-source-6.12). Use a Release build for meaningful timings.
 set -eu
@@ -40,9 +43,14 @@ if [ "${KERNEL_DTC:-0}" = 1 ]; then
             treesource.c srcpos.c checks.c util.c dtc-lexer.lex.c dtc-parser.tab.c \
             libfdt/fdt.c libfdt/fdt_ro.c libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c \
             libfdt/fdt_strerror.c libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c \
-            libfdt/fdt_overlay.c) >/dev/null
+            libfdt/fdt_overlay.c &&
+        gcc -O2 -I. -Ilibfdt -o fdtoverlay fdtoverlay.c util.c libfdt/fdt.c libfdt/fdt_ro.c \
+            libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c libfdt/fdt_strerror.c \
+            libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c libfdt/fdt_overlay.c) >/dev/null
     dtc=$tmp/dtc
+    FDTOVERLAY=$tmp/fdtoverlay
     echo "compare-dtc: using $("$dtc" --version)"
 fi
 CMALIGN_DTC_COMPARE=$arches CMALIGN_DTC_JOBS=${JOBS:-$(nproc)} CMALIGN_DTC_SOURCE=${SOURCE:-both} \
-    CMALIGN_DTC=$dtc "$test_dt" --test-case='dts vs dtc: every board*' --no-version
+    CMALIGN_DTC=$dtc CMALIGN_FDTOVERLAY=${FDTOVERLAY:-fdtoverlay} "$test_dt" \
+    --test-case='dts vs dtc: every board*,overlays vs fdtoverlay: every composite*' --no-version

@@ -11,6 +11,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/overlay.hpp"
 #include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
 
@@ -21,6 +22,8 @@ struct TreeOptions {
     std::vector<std::string> include_dirs;
     std::vector<std::string> defines; // NAME or NAME=VALUE
     std::optional<std::string> kernel_tree;
+    // --overlay: .dtso/.dtbo files applied, in order, to every base as fdtoverlay does.
+    std::vector<std::string> overlays;
 };
 
 dt::PreprocessOptions preprocess_options(const TreeOptions& options);
@@ -34,6 +37,22 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
 std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
                                   dt::FileCache& cache, Diagnostics& diags,
                                   const dt::ResolveOptions& resolve = {});
+
+// The --overlay files, read once (a DTS overlay resolved as dtc builds a .dtbo, every cell
+// located). nullopt (errors in diags) when one cannot be read or is not an overlay.
+std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string>& paths,
+                                                   const dt::PreprocessOptions& options,
+                                                   dt::FileCache& cache, Diagnostics& diags);
+
+// One board as the commands see it. With overlays: the base read whole with its labels as
+// /__symbols__ (dtc -@), then each overlay applied (dt::apply_overlay). Without: load_tree(),
+// and a lone overlay becomes the part of it that needs no base (dt::overlay_without_base) with
+// a note saying the base is unknown.
+std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
+                                   dt::FileCache& cache, Diagnostics& diags,
+                                   const dt::ResolveOptions& resolve,
+                                   const std::vector<dt::Tree>& overlays,
+                                   const dt::OverlayOptions& overlay_options = {});
 
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).

@@ -11,6 +11,7 @@
 
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/overlay.hpp"
 
 namespace cmalign {
 
@@ -91,6 +92,92 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
     return dt::load_dts(path, options, cache, diags, resolve);
 }
 
+std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string>& paths,
+                                                   const dt::PreprocessOptions& options,
+                                                   dt::FileCache& cache, Diagnostics& diags) {
+    std::vector<dt::Tree> out;
+    bool ok = true;
+    for (const auto& path : paths) {
+        Diagnostics local;
+        auto tree = load_tree(path, options, cache, local); // every cell located
+        if (tree && !local.has_errors() && !dt::is_overlay(*tree)) {
+            local.error({path, 0, 0}, "not an overlay: no fragment with an __overlay__ node "
+                                      "(a .dtso needs /plugin/;)");
+        }
+        for (auto& d : local.items())
+            if (d.input.empty()) d.input = path;
+        diags.append(local);
+        if (!tree || local.has_errors()) {
+            ok = false;
+            continue;
+        }
+        out.push_back(std::move(*tree));
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
+std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
+                                   dt::FileCache& cache, Diagnostics& diags,
+                                   const dt::ResolveOptions& resolve,
+                                   const std::vector<dt::Tree>& overlays,
+                                   const dt::OverlayOptions& overlay_options) {
+    if (overlays.empty()) {
+        auto tree = load_tree(path, options, cache, diags, resolve);
+        if (!tree || diags.has_errors()) return tree;
+        // `resolve` may have left out deep nodes (a fragment's __overlay__ body) and their
+        // locations: a file whose fragments name a target is read again, whole.
+        bool fragments = std::any_of(
+            tree->root.children.begin(), tree->root.children.end(), [](const dt::Node& c) {
+                return c.find_property("target") || c.find_property("target-path");
+            });
+        if (fragments && !tree->from_dtb) {
+            Diagnostics again;
+            tree = load_tree(path, options, cache, again);
+            if (!tree || again.has_errors()) {
+                diags.append(again);
+                return tree;
+            }
+        }
+        if (!dt::is_overlay(*tree)) return tree;
+        auto lone = dt::overlay_without_base(*tree);
+        lone.tree.input = path;
+        bool adds = lone.tree.find("/reserved-memory") &&
+                    !lone.tree.find("/reserved-memory")->children.empty();
+        if (adds || !lone.skipped.empty()) {
+            std::string what =
+                adds ? "only the reservations its fragments add under target-path = "
+                       "\"/reserved-memory\" are checked, against no /memory and no other "
+                       "reservation"
+                     : "nothing is checked";
+            if (!lone.assumed_cells.empty())
+                what += fmt::format("; assumed {}", lone.assumed_cells);
+            if (!lone.skipped.empty()) {
+                std::string list;
+                for (const auto& s : lone.skipped)
+                    list += (list.empty() ? "" : ", ") + s;
+                what += fmt::format("; fragments that need the base are skipped although they "
+                                    "hold reservations: {}",
+                                    list);
+            }
+            diags.note({path, 0, 0},
+                       fmt::format("{} is an overlay and no base was given (--overlay applies it "
+                                   "to one), so the base is unknown: {}",
+                                   path, what));
+        }
+        return std::move(lone.tree);
+    }
+    // fdtoverlay needs the base's labels as /__symbols__ and any node a fragment targets.
+    auto whole = resolve;
+    whole.whole_tree = true;
+    whole.symbols = true;
+    auto tree = load_tree(path, options, cache, diags, whole);
+    if (!tree || diags.has_errors()) return tree;
+    for (const auto& overlay : overlays)
+        if (!dt::apply_overlay(*tree, overlay, diags, overlay_options)) return std::nullopt;
+    return tree;
+}
+
 void for_each_input(std::size_t count, unsigned jobs,
                     const std::function<void(std::size_t)>& visit) {
     std::atomic<std::size_t> next{0};
@@ -139,6 +226,13 @@ CheckOutcome run_check(const CheckRequest& request) {
     if (!pp.kernel_tree && request.config.kernel_tree) pp.kernel_tree = request.config.kernel_tree;
     dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
     auto resolve = reservation_resolve_options();
+    Diagnostics overlay_diags;
+    auto overlays = load_overlays(request.tree.overlays, pp, cache, overlay_diags);
+    if (!overlays) {
+        outcome.input_errors.insert(outcome.input_errors.end(), overlay_diags.items().begin(),
+                                    overlay_diags.items().end());
+        return outcome;
+    }
 
     struct Slot {
         std::optional<checks::Result> result;
@@ -149,7 +243,7 @@ CheckOutcome run_check(const CheckRequest& request) {
     std::size_t done = 0;
     for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
         Diagnostics diags;
-        auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
+        auto tree = load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors())
             slots[i].result = checks::run(*tree, *outcome.model, request.checks);
         for (auto& d : diags.items()) {

@@ -39,9 +39,18 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
     if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
     std::vector<Loaded> out(inputs.size());
     auto resolve = reservation_resolve_options();
+    Diagnostics overlay_diags;
+    auto overlays = load_overlays(tree_options.overlays, pp, cache, overlay_diags);
+    if (!overlays) {
+        // Every board needs them: the errors stand for all inputs.
+        if (!out.empty())
+            for (const auto& d : overlay_diags.items())
+                if (d.severity == Severity::error) out.front().errors.push_back(d);
+        return out;
+    }
     for_each_input(inputs.size(), jobs, [&](std::size_t i) {
         Diagnostics diags;
-        auto tree = load_tree(inputs[i], pp, cache, diags, resolve);
+        auto tree = load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors()) {
             out[i].reservations = read_reservations(*tree, model, bootargs);
             out[i].tree = std::move(tree);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/interval.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
@@ -350,8 +351,12 @@ void check_reusable_no_map(const Context& ctx, Findings& out) {
                                 "gives the memory back to the page allocator (no pool)",
                                 r.name));
         else
-            out.add(Severity::warning, r.where, r.path,
-                    "`reusable` and `no-map` are mutually exclusive (reserved-memory binding)");
+            // Not a pool: the kernel marks it no-map, ignores `reusable` and only lists it
+            // ("OF: reserved mem: 0x…..0x… (… KiB) nomap reusable <name>"): nothing is lost.
+            out.add(Severity::note, r.where, r.path,
+                    "`reusable` and `no-map` are mutually exclusive (reserved-memory binding); "
+                    "the kernel marks the region no-map, ignores `reusable` and says nothing "
+                    "about it");
     }
 }
 
@@ -382,8 +387,7 @@ void check_overlap(const Context& ctx, Findings& out) {
     std::vector<Item> items;
     for (const auto& r : ctx.reservations.regions) {
         if (!active(r) || r.dynamic || !r.base || !r.size || *r.size == 0) continue;
-        std::uint64_t end = *r.base + *r.size < *r.base ? UINT64_MAX : *r.base + *r.size;
-        items.push_back({&r, *r.base, end});
+        items.push_back({&r, *r.base, Interval::of(*r.base, *r.size).end});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
         return a.base != b.base ? a.base < b.base : a.end < b.end;
@@ -406,10 +410,12 @@ void check_overlap(const Context& ctx, Findings& out) {
         if (r.kind != Kind::cma || r.dynamic || !r.base || !r.size) continue;
         for (const auto& mr : ctx.reservations.memreserve) {
             if (mr.size == 0) continue;
-            if (mr.address < *r.base + *r.size && *r.base < mr.address + mr.size)
+            if (overlaps(Interval::of(mr.address, mr.size), Interval::of(*r.base, *r.size)))
                 out.add(Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
-                        fmt::format("CMA pool {} overlaps /memreserve/ {}+{}: memory the firmware "
-                                    "reserved would be handed out by CMA",
+                        fmt::format("CMA pool {} overlaps /memreserve/ {}+{}: the kernel prints "
+                                    "nothing (memblock_reserve() takes the range twice) and "
+                                    "cma_activate_area() hands memory the firmware reserved to "
+                                    "the page allocator",
                                     r.name, hex(mr.address), hex(mr.size)));
         }
     }
@@ -418,81 +424,73 @@ void check_overlap(const Context& ctx, Findings& out) {
 // ---------------------------------------------------------------------------------------------
 // outside-memory: static reservations and alloc-ranges against the /memory banks.
 
-// The /memory banks merged into disjoint [start, end) spans.
-std::vector<std::pair<std::uint64_t, std::uint64_t>>
-merged_memory(const std::vector<reserved::MemoryBank>& banks) {
-    std::vector<reserved::Range> spans;
+// The /memory banks as RAM spans (adjacent banks are one span, as memblock merges them).
+IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks) {
+    IntervalSet ram;
     for (const auto& b : banks)
-        spans.push_back(b.range);
-    std::sort(spans.begin(), spans.end(),
-              [](const auto& x, const auto& y) { return x.base < y.base; });
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
-    for (const auto& s : spans) {
-        std::uint64_t end = s.base + s.size < s.base ? UINT64_MAX : s.base + s.size;
-        if (!merged.empty() && s.base <= merged.back().second)
-            merged.back().second = std::max(merged.back().second, end);
-        else
-            merged.emplace_back(s.base, end);
-    }
-    return merged;
+        ram.add(Interval::of(b.range.base, b.range.size));
+    return ram;
 }
 
-std::uint64_t saturated_end(std::uint64_t base, std::uint64_t size) {
-    return base + size < base ? UINT64_MAX : base + size;
-}
-
-bool covered(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
-             std::uint64_t size) {
-    std::uint64_t end = saturated_end(base, size);
-    auto merged = merged_memory(banks);
-    return std::any_of(merged.begin(), merged.end(),
-                       [&](const auto& m) { return base >= m.first && end <= m.second; });
-}
-
-// Largest piece of RAM inside [base, base+size): memblock allocates from range ∩ memory.
-std::uint64_t largest_ram_piece(const std::vector<reserved::MemoryBank>& banks, std::uint64_t base,
-                                std::uint64_t size) {
-    std::uint64_t end = saturated_end(base, size);
-    std::uint64_t best = 0;
-    for (const auto& m : merged_memory(banks)) {
-        std::uint64_t lo = std::max(base, m.first);
-        std::uint64_t hi = std::min(end, m.second);
-        if (hi > lo) best = std::max(best, hi - lo);
-    }
-    return best;
+// A CMA pool outside RAM: memblock_reserve() accepts any range, cma_init_reserved_mem() only
+// asks that it be reserved, so the pool is created; cma_activate_area() (mm/cma.c, 6.1 and 6.12)
+// then finds pfns without a valid struct page in its zone: WARN_ON_ONCE(!pfn_valid(pfn)) and
+// "CMA area <name> could not be activated", and the pool is unusable.
+std::string cma_outside_words(const Region& r) {
+    return fmt::format(
+        "the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
+        "and prints \"cma: CMA area {} could not be activated\": CMA can only manage "
+        "RAM the kernel knows (unless the bootloader adds more /memory)",
+        r.name);
 }
 
 void check_outside_memory(const Context& ctx, Findings& out) {
     const auto& banks = ctx.reservations.memory;
     if (banks.empty()) return; // the bootloader fills /memory; nothing to compare against
+    auto ram = ram_of(banks);
     for (const auto& r : ctx.reservations.regions) {
         if (!active(r)) continue;
-        bool pool = r.kind == Kind::cma || r.kind == Kind::coherent || r.kind == Kind::restricted;
-        if (!r.dynamic && r.base && r.size && *r.size > 0 && !covered(banks, *r.base, *r.size)) {
-            // no-map carve-outs of device memory (firmware, MMIO) outside RAM are normal.
-            if (!pool && r.no_map) continue;
-            out.add(pool ? Severity::warning : Severity::note,
-                    r.base_ref ? r.base_ref->where : r.where, r.path,
-                    fmt::format("{} {}+{} is not inside the /memory banks of this tree{}", r.name,
-                                hex(*r.base), hex(*r.size),
-                                r.kind == Kind::cma
-                                    ? ": CMA can only manage RAM the kernel knows (unless the "
-                                      "bootloader adds more /memory)"
-                                    : " (unless the bootloader adds more /memory)"));
-        }
+        // Non-CMA regions outside RAM (SRAM, VRAM, firmware carve-outs) are what the kernel
+        // expects: see outside-memory-device.
+        if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
+            !ram.covers(Interval::of(*r.base, *r.size)))
+            out.add(
+                Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
+                fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
+                            r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
             bool any =
                 std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    return largest_ram_piece(banks, a.base, a.size) >= *r.size;
+                    return ram.largest_piece_within(Interval::of(a.base, a.size)) >= *r.size;
                 });
             if (!any)
                 out.add(Severity::warning, r.where, r.path,
                         fmt::format("no alloc-ranges entry of {} overlaps the /memory banks of "
-                                    "this tree by {} or more: memblock may fail with \"OF: "
-                                    "reserved mem: failed to allocate memory for node '{}'\" "
+                                    "this tree by {} or more: memblock_phys_alloc_range() only "
+                                    "allocates RAM, so the kernel prints \"OF: reserved mem: "
+                                    "failed to allocate memory for node '{}': size {} MiB\" "
                                     "(unless the bootloader adds more /memory)",
-                                    r.name, amount(*r.size), r.name));
+                                    r.name, amount(*r.size), r.name, *r.size >> 20));
         }
+    }
+}
+
+// outside-memory-device (off by default): non-CMA regions outside RAM. The kernel says nothing:
+// early_init_dt_reserve_memory() reserves or marks no-map any range, rmem_dma_setup() accepts a
+// coherent pool anywhere (dma_init_coherent_memory() memremaps it: on-chip SRAM, VRAM).
+void check_outside_memory_device(const Context& ctx, Findings& out) {
+    const auto& banks = ctx.reservations.memory;
+    if (banks.empty()) return;
+    auto ram = ram_of(banks);
+    for (const auto& r : ctx.reservations.regions) {
+        if (!active(r) || r.kind == Kind::cma || r.dynamic || !r.base || !r.size || *r.size == 0)
+            continue;
+        if (ram.covers(Interval::of(*r.base, *r.size))) continue;
+        out.add(Severity::note, r.base_ref ? r.base_ref->where : r.where, r.path,
+                fmt::format("{} {}+{} is not inside the /memory banks of this tree (device "
+                            "memory, or RAM the bootloader adds): the kernel reserves it and "
+                            "prints nothing",
+                            r.name, hex(*r.base), hex(*r.size)));
     }
 }
 
@@ -509,7 +507,7 @@ void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
         std::uint64_t align = std::max(r.alignment.value_or(0), *facts.exact);
         bool fits = std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
             auto start = round_up(a.base, align);
-            std::uint64_t end = saturated_end(a.base, a.size);
+            std::uint64_t end = Interval::of(a.base, a.size).end;
             return start && *start <= end && end - *start >= *r.size;
         });
         if (fits) continue;
@@ -740,12 +738,9 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
     limit &= ~(align - 1);
     if (limit == 0) {
         // Only the memblock end bounds it; we know it when /memory is in the tree.
-        std::uint64_t end = 0;
-        for (const auto& b : rs.memory)
-            end = std::max(end, b.range.base + b.range.size);
-        limit = end;
+        limit = ram_of(rs.memory).top();
     }
-    if (limit != 0 && *aligned_base + *size > limit)
+    if (limit != 0 && Interval::of(*aligned_base, *size).end > limit)
         out.add(Severity::error, where, node,
                 fmt::format("cma={}: after alignment to {} the area {}+{} exceeds the limit {}: "
                             "the kernel prints \"cma: Size ({}) of region at {} exceeds limit "
@@ -877,7 +872,12 @@ constexpr std::array<CheckInfo, 19> checks_table{{
     {"overlap", Severity::warning, true, "reservations that overlap each other or /memreserve/",
      check_overlap},
     {"outside-memory", Severity::warning, true,
-     "reservations outside the /memory banks the tree declares", check_outside_memory},
+     "CMA pools outside the /memory banks (the kernel cannot activate them) and alloc-ranges "
+     "that hold no RAM",
+     check_outside_memory},
+    {"outside-memory-device", Severity::note, false,
+     "non-CMA reservations outside the /memory banks (SRAM, VRAM: the kernel accepts them)",
+     check_outside_memory_device},
 }};
 
 Severity max_severity(Severity a, Severity b) {

@@ -18,6 +18,10 @@ namespace cmalign::cli {
 void add_tree_options(CLI::App& cmd, TreeOptions& options) {
     cmd.add_option("-I", options.include_dirs, "include directory for the DTS preprocessor");
     cmd.add_option("-D", options.defines, "NAME[=VALUE] for the DTS preprocessor");
+    cmd.add_option("--overlay", options.overlays,
+                   ".dtso/.dtbo applied to each input in order, as fdtoverlay does (repeatable)")
+        ->take_all()
+        ->allow_extra_args(false);
 }
 
 void register_check(CLI::App& app, int& exit_code) {

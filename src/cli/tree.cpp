@@ -21,7 +21,13 @@ void register_tree(CLI::App& app, int& exit_code) {
     cmd->callback([=, &exit_code] {
         Diagnostics diags;
         dt::FileCache cache;
-        auto tree = load_tree(*file, preprocess_options(*options), cache, diags);
+        auto pp = preprocess_options(*options);
+        std::optional<dt::Tree> tree;
+        if (options->overlays.empty()) {
+            tree = load_tree(*file, pp, cache, diags);
+        } else if (auto overlays = load_overlays(options->overlays, pp, cache, diags)) {
+            tree = load_board(*file, pp, cache, diags, {}, *overlays);
+        }
         print_diagnostics(diags);
         if (!tree || diags.has_errors()) {
             exit_code = exit_input_error;

@@ -160,10 +160,6 @@ public:
                 file_.plugin = true;
                 continue;
             }
-            if (keyword("/include/")) {
-                include(start, [&](Parser& sub) { sub.top_level(); });
-                continue;
-            }
             std::vector<syntax::Label> labels = parse_labels();
             if (keyword("/memreserve/")) {
                 syntax::MemReserve mr;
@@ -218,16 +214,8 @@ public:
                 if (to_end) return;
                 throw_unterminated();
             }
-            if (*p_ == '}') {
-                if (to_end) fail(p_, "unbalanced '}' in /include/d file");
-                return;
-            }
+            if (*p_ == '}') return;
             const char* start = p_;
-            if (keyword("/include/")) {
-                include(start,
-                        [&](Parser& sub) { sub.body_items(node, depth, seen_subnode, true); });
-                continue;
-            }
             if (keyword("/delete-property/")) {
                 syntax::Property prop;
                 prop.deleted = true;
@@ -311,9 +299,32 @@ private:
     const char* open_brace_ = nullptr; // innermost unterminated '{', for the error message
 
     std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin_); }
-    TextSpan span(const char* b, const char* e) const { return {text_id_, offset(b), offset(e)}; }
 
-    Location where(const char* at) const { return file_.locate(text_id_, offset(at)); }
+    // The text a pointer lies in: the current one, or (after an /include/ opened or closed
+    // between two tokens) another text of the file.
+    std::uint32_t text_of(const char* at) const {
+        std::less_equal<const char*> le;
+        if (le(begin_, at) && le(at, end_)) return text_id_;
+        for (std::uint32_t id = 0; id < file_.texts.size(); ++id) {
+            const std::string& t = file_.texts[id]->source->text;
+            if (le(t.data(), at) && le(at, t.data() + t.size())) return id;
+        }
+        return text_id_;
+    }
+    std::size_t offset_in(std::uint32_t id, const char* at) const {
+        return static_cast<std::size_t>(at - file_.texts[id]->source->text.data());
+    }
+    // A span that starts in one text and ends in another is cut at the end of the first.
+    TextSpan span(const char* b, const char* e) const {
+        auto tb = text_of(b);
+        if (tb == text_id_ && text_of(e) == text_id_) return {text_id_, offset(b), offset(e)};
+        return {tb, offset_in(tb, b), file_.texts[tb]->source->text.size()};
+    }
+
+    Location where(const char* at) const {
+        auto id = text_of(at);
+        return file_.locate(id, offset_in(id, at));
+    }
 
     // Errors that stop the parse.
     [[noreturn]] void fail(const char* at, std::string message) {
@@ -351,8 +362,18 @@ private:
 
     // Whitespace, comments and cpp line markers (recorded for locations).
     void skip() {
-        while (p_ < end_) {
+        for (;;) {
+            if (p_ >= end_) {
+                if (stack_.empty()) return;
+                pop_text(); // the end of an /include/d file: back to the includer (dtc's EOF)
+                continue;
+            }
             char c = *p_;
+            if (c == '/' && static_cast<std::size_t>(end_ - p_) >= 9 &&
+                std::memcmp(p_, "/include/", 9) == 0) {
+                push_include(); // lexer-level, as dtc: wherever a token may stand
+                continue;
+            }
             if (is_space(c)) {
                 ++p_;
             } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
@@ -686,30 +707,72 @@ private:
         return {};
     }
 
-    template <typename Body> void include(const char* start, Body&& body) {
-        skip();
+    // One open /include/: the includer's position to return to.
+    struct Frame {
+        std::uint32_t text;
+        const char* begin;
+        const char* p;
+        const char* end;
+        std::string file; // the includer, for cycle messages
+    };
+    std::vector<Frame> stack_;
+
+    std::string current_file() const {
+        const auto& files = file_.texts[text_id_]->source->files;
+        return files.empty() ? file_.locate(text_id_, 0).file : files.front()->path;
+    }
+
+    // At "/include/": read the file name and continue lexing in that file.
+    void push_include() {
+        const char* start = p_;
+        p_ += 9;
+        while (p_ < end_ && is_space(*p_))
+            ++p_;
         if (p_ >= end_ || *p_ != '"') fail(p_, unexpected("a file name after /include/"));
         std::string inc = string_literal();
-        if (include_depth_ + 1 > options_.max_include_depth)
-            fail(start, fmt::format("/include/ nested deeper than {} levels (a cycle?)",
-                                    options_.max_include_depth));
+        if (static_cast<int>(stack_.size()) + 1 > options_.max_include_depth)
+            fail(start,
+                 fmt::format("/include/ nested deeper than {} levels", options_.max_include_depth));
         auto path = find_file(inc, start);
         std::string err;
         auto src = path.empty() ? nullptr : cache_.load(path, &err);
         if (!src) fail(start, fmt::format("/include/: cannot find \"{}\"", inc));
+        // dtc has no include guards: a file already open would include itself forever.
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        auto same = [&](const std::string& a) {
+            return fs::equivalent(fs::path(a), fs::path(src->path), ec);
+        };
+        std::vector<std::string> chain;
+        for (const auto& f : stack_)
+            chain.push_back(f.file);
+        chain.push_back(current_file());
+        for (std::size_t k = 0; k < chain.size(); ++k) {
+            if (!same(chain[k])) continue;
+            std::string cycle;
+            for (std::size_t j = k; j < chain.size(); ++j)
+                cycle += chain[j] + " \u2192 ";
+            fail(start, fmt::format("include cycle: {}{}", cycle, src->path));
+        }
         auto text = std::make_unique<syntax::Text>();
         text->owned = std::make_unique<Preprocessed>(identity(src));
         text->source = text->owned.get();
         file_.texts.push_back(std::move(text));
-        Parser sub(file_, static_cast<std::uint32_t>(file_.texts.size() - 1), options_, cache_,
-                   diags_, include_depth_ + 1);
-        try {
-            body(sub);
-        } catch (ParseAbort&) {
-            errors_ = true;
-            throw;
-        }
-        if (sub.had_errors()) errors_ = true;
+        stack_.push_back({text_id_, begin_, p_, end_, current_file()});
+        text_id_ = static_cast<std::uint32_t>(file_.texts.size() - 1);
+        const std::string& t = file_.texts[text_id_]->source->text;
+        begin_ = t.data();
+        p_ = begin_;
+        end_ = begin_ + t.size();
+    }
+
+    void pop_text() {
+        const Frame& f = stack_.back();
+        text_id_ = f.text;
+        begin_ = f.begin;
+        p_ = f.p;
+        end_ = f.end;
+        stack_.pop_back();
     }
 
     // ---- integers -------------------------------------------------------------------------
@@ -1005,6 +1068,13 @@ std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& 
         return std::nullopt;
     }
     if (parser.had_errors()) return std::nullopt;
+    if (!file.has_v1 && !file.plugin && file.items.empty() && file.memreserves.empty()) {
+        // dtc: "syntax error" at the end of an empty source; say what is missing.
+        diags.error({file.locate(0, 0).file, 0, 0},
+                    "empty device tree source: no /dts-v1/, no /memreserve/ and no node "
+                    "(dtc rejects it)");
+        return std::nullopt;
+    }
     return file;
 }
 

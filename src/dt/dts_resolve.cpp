@@ -927,6 +927,9 @@ private:
             if (locate) p.where = file_.locate(bp.def->name_span);
             evaluate(*bp.def, &bp.phandles, &bp.path_targets, chunks_wanted(bn), scratch_);
             p.value = scratch_.bytes;
+            // A hand-written /__fixups__ or /__local_fixups__ entry gets the generated ones
+            // appended (dtc's append_to_property()).
+            p.value.insert(p.value.end(), bp.generated.begin(), bp.generated.end());
             p.has_refs = scratch_.has_refs;
             p.chunks.reserve(scratch_.chunks.size());
             for (const auto& c : scratch_.chunks) {

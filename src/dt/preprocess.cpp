@@ -1200,11 +1200,20 @@ private:
             std::string message = "#include nested depth " + std::to_string(frames_.size()) +
                                   " exceeds maximum of " +
                                   std::to_string(options_.max_include_depth);
-            std::string cycle;
-            for (const Frame& f : frames_)
-                if (f.file->path == *path || !cycle.empty())
-                    cycle += (cycle.empty() ? "" : " -> ") + f.file->path;
-            if (!cycle.empty()) message += " (include cycle: " + cycle + " -> " + *path + ")";
+            // The cycle once, from the last time this file was entered: "a.dtsi → b.dtsi →
+            // a.dtsi", at the #include that closes it (not the whole chain of nested frames).
+            std::size_t from = frames_.size();
+            for (std::size_t k = frames_.size(); k-- > 0;)
+                if (frames_[k].file->path == *path) {
+                    from = k;
+                    break;
+                }
+            if (from < frames_.size()) {
+                std::string cycle;
+                for (std::size_t k = from; k < frames_.size(); ++k)
+                    cycle += frames_[k].file->path + " \u2192 ";
+                message = "include cycle: " + cycle + *path + " (" + message + ")";
+            }
             error_at(where, message);
             return;
         }

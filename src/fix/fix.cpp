@@ -15,6 +15,7 @@
 #include <libfdt.h>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/core/interval.hpp"
 #include "cmalign/core/size.hpp"
 
 namespace cmalign::fix {
@@ -88,18 +89,8 @@ Diagnostic make_diag(Severity severity, Location where, std::string node, std::s
     return d;
 }
 
-struct Interval {
-    std::uint64_t begin; // inclusive
-    std::uint64_t end;   // exclusive (saturated at UINT64_MAX)
-};
-
 Interval interval(std::uint64_t base, std::uint64_t size) {
-    std::uint64_t end = base + size < base ? UINT64_MAX : base + size;
-    return {base, end};
-}
-
-bool overlaps(Interval a, Interval b) {
-    return a.begin < b.end && b.begin < a.end;
+    return Interval::of(base, size);
 }
 
 // Nearest aligned bases below and above `base` where [c, c+size) lies in a /memory bank and
@@ -110,15 +101,11 @@ struct BaseCandidates {
 };
 
 BaseCandidates aligned_bases(std::uint64_t base, std::uint64_t size, std::uint64_t alignment,
-                             const std::vector<Interval>& occupied,
-                             const std::vector<Interval>& memory) {
+                             const std::vector<Interval>& occupied, const IntervalSet& memory) {
     auto in_memory = [&](std::uint64_t c) {
         if (memory.empty()) return true; // nothing to hold it against: say so in the message
-        auto want = interval(c, size);
-        if (want.end == UINT64_MAX && c + size < c) return false;
-        return std::any_of(memory.begin(), memory.end(), [&](const Interval& m) {
-            return want.begin >= m.begin && want.end <= m.end;
-        });
+        if (Interval::wraps(c, size)) return false;
+        return memory.covers(interval(c, size));
     };
     auto conflict = [&](std::uint64_t c) -> const Interval* {
         auto want = interval(c, size);
@@ -164,9 +151,7 @@ BaseCandidates aligned_bases(std::uint64_t base, std::uint64_t size, std::uint64
                 hit ? round_up(hit->end, alignment)
                     : (c + alignment < c ? std::nullopt : std::optional(c + alignment));
             if (!next || *next <= c) break;
-            bool beyond_memory =
-                !memory.empty() && std::all_of(memory.begin(), memory.end(),
-                                               [&](const Interval& m) { return *next >= m.end; });
+            bool beyond_memory = !memory.empty() && *next >= memory.top();
             if (beyond_memory) break;
             c = *next;
         }
@@ -192,19 +177,15 @@ std::vector<Interval> occupied_except(const reserved::Reservations& rs, const Re
 // Why the grown pool could not be placed by the kernel (empty: it can). A fix that trades a
 // misaligned pool for one the kernel cannot reserve is no fix, so such a board is left alone.
 std::string placement_problem(const Region& r, std::uint64_t new_size, std::uint64_t alignment,
-                              const reserved::Reservations& rs,
-                              const std::vector<Interval>& memory) {
+                              const reserved::Reservations& rs, const IntervalSet& memory) {
     if (!r.dynamic && r.base) {
         auto want = interval(*r.base, new_size);
         for (const auto& o : occupied_except(rs, r))
             if (overlaps(want, o))
                 return fmt::format("the grown pool {}..{} would overlap the reservation at {}",
                                    hex(want.begin), hex(want.end), hex(o.begin));
-        bool inside =
-            memory.empty() || std::any_of(memory.begin(), memory.end(), [&](const Interval& m) {
-                return want.begin >= m.begin && want.end <= m.end;
-            });
-        if (!inside)
+        // Adjacent banks are one span of RAM, as for the outside-memory check.
+        if (!memory.empty() && !memory.covers(want))
             return fmt::format("the grown pool {}..{} would reach outside /memory", hex(want.begin),
                                hex(want.end));
         return {};
@@ -222,9 +203,7 @@ std::string placement_problem(const Region& r, std::uint64_t new_size, std::uint
                            "(cmalign suggest)",
                            format_size(new_size), format_size(align));
     }
-    if (!memory.empty() && std::none_of(memory.begin(), memory.end(), [&](const Interval& m) {
-            return m.end - m.begin >= new_size;
-        }))
+    if (!memory.empty() && !memory.has_span_of(new_size))
         return fmt::format("no /memory bank is as large as {}", format_size(new_size));
     return {};
 }
@@ -370,9 +349,9 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
     // the board gets no edit at all.
     bool blocking = false;
     std::vector<Diagnostic> edit_notes; // "written in an included file", only for edits kept
-    std::vector<Interval> memory;
+    IntervalSet memory;
     for (const auto& m : rs.memory)
-        if (m.range.size) memory.push_back(interval(m.range.base, m.range.size));
+        memory.add(interval(m.range.base, m.range.size));
 
     for (const auto& r : rs.regions) {
         if (r.kind != Kind::cma) continue;
@@ -433,11 +412,13 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
                         plan.unfixable = true;
                     }
                     for (auto& e : made.edits) {
-                        if (!tree.from_dtb && e.file != tree.input)
+                        // An included .dtsi, or an overlay (--overlay) that wrote the size.
+                        if (!e.binary && e.file != tree.input)
                             edit_notes.push_back(make_diag(
                                 Severity::note, e.where, r.path, rs.input,
-                                fmt::format("the size of {} is written in the included file {}: "
-                                            "{} → {} changes every board that includes it",
+                                fmt::format("the size of {} is written in {}, not in the board "
+                                            "file: {} → {} changes every board that includes it "
+                                            "or applies it as an overlay",
                                             r.path, e.file, e.old_text, e.new_text)));
                         plan.edits.push_back(std::move(e));
                     }
@@ -479,85 +460,109 @@ Plan plan_common(const dt::Tree& tree, const reserved::Reservations& rs, std::ui
 
 } // namespace
 
+namespace {
+
+// A blob read once and checked, to find where a property's bytes sit in the file.
+struct Blob {
+    std::string bytes;
+    std::vector<std::uint64_t> aligned; // the same bytes, aligned for libfdt
+    bool valid = false;
+};
+
+Blob read_blob(const std::string& path) {
+    Blob b;
+    std::ifstream in(path, std::ios::binary);
+    b.bytes.assign(std::istreambuf_iterator<char>(in), {});
+    b.aligned.resize((b.bytes.size() + 7) / 8 + 1);
+    std::memcpy(b.aligned.data(), b.bytes.data(), b.bytes.size());
+    b.valid = b.bytes.size() >= sizeof(fdt_header) && fdt_check_header(b.aligned.data()) == 0 &&
+              fdt_totalsize(b.aligned.data()) <= b.bytes.size() &&
+              fdt_check_full(b.aligned.data(), fdt_totalsize(b.aligned.data())) == 0;
+    return b;
+}
+
+// The edit of one value held in blob `path` at node `node_path` (the base DTB, or the .dtbo an
+// overlay value came from): fdt_setprop_inplace on a copy, then fdt_check_full.
+ValueEdits blob_value_edit(const std::string& path, const std::string& node_path, const Blob& blob,
+                           const Region& r, const ValueRef& ref, std::uint64_t new_size,
+                           const std::vector<std::uint8_t>& new_bytes, const std::string& input) {
+    ValueEdits out;
+    auto fail = [&](std::string why) {
+        out.problem = make_diag(Severity::error, {path, 0, 0}, r.path, input,
+                                fmt::format("CMA pool size {} must become {} but {}",
+                                            amount(ref.value), amount(new_size), why));
+    };
+    if (!blob.valid) {
+        fail("the blob changed since it was read");
+        return out;
+    }
+    int node = fdt_path_offset(blob.aligned.data(), node_path.c_str());
+    int len = 0;
+    const void* data =
+        node >= 0 ? fdt_getprop(blob.aligned.data(), node, ref.property.c_str(), &len) : nullptr;
+    if (!data || static_cast<std::size_t>(len) < ref.offset + ref.length) {
+        fail(fmt::format("libfdt cannot find {} in {} of {}", ref.property, node_path, path));
+        return out;
+    }
+    std::vector<std::uint64_t> copy = blob.aligned;
+    int err = fdt_setprop_inplace_namelen_partial(
+        copy.data(), node, ref.property.c_str(), static_cast<int>(ref.property.size()),
+        static_cast<std::uint32_t>(ref.offset), new_bytes.data(),
+        static_cast<int>(new_bytes.size()));
+    if (err == 0) err = fdt_check_full(copy.data(), fdt_totalsize(copy.data()));
+    if (err != 0) {
+        fail(fmt::format("libfdt refused the change: {}", fdt_strerror(err)));
+        return out;
+    }
+    auto at = static_cast<std::size_t>(static_cast<const char*>(data) -
+                                       reinterpret_cast<const char*>(blob.aligned.data())) +
+              ref.offset;
+    const char* after = reinterpret_cast<const char*>(copy.data()) + at;
+    Edit e;
+    e.file = path;
+    e.begin = at;
+    e.end = at + ref.length;
+    e.old_text = blob.bytes.substr(at, ref.length);
+    e.new_text.assign(after, ref.length);
+    e.where = {path, 0, 0};
+    e.node = r.path;
+    e.property = ref.property;
+    e.input = input;
+    e.binary = true;
+    e.old_value = ref.value;
+    e.new_value = new_size;
+    out.edits.push_back(std::move(e));
+    return out;
+}
+
+} // namespace
+
 Plan plan_fixes(const dt::Tree& tree, const reserved::Reservations& reservations,
                 std::uint64_t alignment, dt::FileCache& cache) {
-    if (tree.from_dtb) return plan_dtb_fixes(tree, reservations, alignment);
+    // Each value is edited where it is written: DTS digits, or the bytes of the blob it came
+    // from (the base .dtb, or an overlay's .dtbo: Property::blob_node).
+    std::map<std::string, Blob> blobs;
     return plan_common(tree, reservations, alignment,
                        [&](const Region& r, const ValueRef& ref, const dt::Property& prop,
                            std::uint64_t new_size, const std::vector<std::uint8_t>& new_bytes) {
-                           return value_edits(r, ref, prop.value, new_size, new_bytes,
-                                              reservations.input, cache);
+                           bool in_blob =
+                               !prop.blob_node.empty() || (tree.from_dtb && prop.chunks.empty());
+                           if (!in_blob)
+                               return value_edits(r, ref, prop.value, new_size, new_bytes,
+                                                  reservations.input, cache);
+                           std::string file = prop.blob_node.empty() ? tree.input : prop.where.file;
+                           std::string node = prop.blob_node.empty() ? r.path : prop.blob_node;
+                           auto it = blobs.find(file);
+                           if (it == blobs.end()) it = blobs.emplace(file, read_blob(file)).first;
+                           return blob_value_edit(file, node, it->second, r, ref, new_size,
+                                                  new_bytes, reservations.input);
                        });
 }
 
 Plan plan_dtb_fixes(const dt::Tree& tree, const reserved::Reservations& reservations,
                     std::uint64_t alignment) {
-    // The blob itself, aligned for libfdt, to find where each property's bytes sit in the file.
-    std::string path = tree.input;
-    std::string bytes;
-    {
-        std::ifstream in(path, std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(in), {});
-    }
-    std::vector<std::uint64_t> blob((bytes.size() + 7) / 8 + 1);
-    std::memcpy(blob.data(), bytes.data(), bytes.size());
-    bool valid = bytes.size() >= sizeof(fdt_header) && fdt_check_header(blob.data()) == 0 &&
-                 fdt_totalsize(blob.data()) <= bytes.size() &&
-                 fdt_check_full(blob.data(), fdt_totalsize(blob.data())) == 0;
-
-    return plan_common(
-        tree, reservations, alignment,
-        [&](const Region& r, const ValueRef& ref, const dt::Property&, std::uint64_t new_size,
-            const std::vector<std::uint8_t>& new_bytes) {
-            ValueEdits out;
-            auto fail = [&](std::string why) {
-                out.problem = make_diag(Severity::error, {path, 0, 0}, r.path, reservations.input,
-                                        fmt::format("CMA pool size {} must become {} but {}",
-                                                    amount(ref.value), amount(new_size), why));
-            };
-            if (!valid) {
-                fail("the blob changed since it was read");
-                return out;
-            }
-            int node = fdt_path_offset(blob.data(), r.path.c_str());
-            int len = 0;
-            const void* data =
-                node >= 0 ? fdt_getprop(blob.data(), node, ref.property.c_str(), &len) : nullptr;
-            if (!data || static_cast<std::size_t>(len) < ref.offset + ref.length) {
-                fail(fmt::format("libfdt cannot find {} in {}", ref.property, r.path));
-                return out;
-            }
-            // fdt_setprop_inplace on a copy, then fdt_check_full: the edit is what libfdt wrote.
-            std::vector<std::uint64_t> copy = blob;
-            int err = fdt_setprop_inplace_namelen_partial(
-                copy.data(), node, ref.property.c_str(), static_cast<int>(ref.property.size()),
-                static_cast<std::uint32_t>(ref.offset), new_bytes.data(),
-                static_cast<int>(new_bytes.size()));
-            if (err == 0) err = fdt_check_full(copy.data(), fdt_totalsize(copy.data()));
-            if (err != 0) {
-                fail(fmt::format("libfdt refused the change: {}", fdt_strerror(err)));
-                return out;
-            }
-            auto at = static_cast<std::size_t>(static_cast<const char*>(data) -
-                                               reinterpret_cast<const char*>(blob.data())) +
-                      ref.offset;
-            const char* after = reinterpret_cast<const char*>(copy.data()) + at;
-            Edit e;
-            e.file = path;
-            e.begin = at;
-            e.end = at + ref.length;
-            e.old_text = bytes.substr(at, ref.length);
-            e.new_text.assign(after, ref.length);
-            e.where = {path, 0, 0};
-            e.node = r.path;
-            e.property = ref.property;
-            e.input = reservations.input;
-            e.binary = true;
-            e.old_value = ref.value;
-            e.new_value = new_size;
-            out.edits.push_back(std::move(e));
-            return out;
-        });
+    dt::FileCache unused;
+    return plan_fixes(tree, reservations, alignment, unused);
 }
 
 namespace {

@@ -250,10 +250,15 @@ LineResult parse_assignment(std::string_view line) {
         } else if (!is_tristate_or_number(r.value)) {
             r.column = column_of(line, value.data());
             r.check = "config-unquoted-value";
+            // scripts/kconfig/confdata.c conf_set_sym_val() (6.1, 6.12): int/hex values must
+            // pass sym_string_valid(), bool/tristate ones start with y/m/n, string ones are
+            // quoted; any other value leaves the symbol at its default.
             r.message = fmt::format(
-                "unquoted value '{}' for CONFIG_{}: kconfig drops an unquoted value of a string "
-                "symbol and reads only the first character of a bool/tristate one",
-                printable(r.value), r.name);
+                "unquoted value '{}' for CONFIG_{}: for an int or hex symbol kconfig prints "
+                "\"symbol value '{}' invalid for {}\" and keeps the default; a bool/tristate "
+                "one reads only the first letter (y, m or n, else the same message); a string "
+                "one is dropped without a word",
+                printable(r.value), r.name, printable(r.value), r.name);
         }
     }
     r.kind = LineKind::assignment;

@@ -69,19 +69,29 @@ const std::vector<Arch>& all_arches() {
 
 namespace {
 
+// An int symbol's value as kconfig accepts it (scripts/kconfig/symbol.c sym_string_valid(),
+// S_INT, 6.1 and 6.12): optional '-', decimal digits, no leading zero, no "0x". Anything else is
+// "symbol value '…' invalid for …" and the symbol keeps its default. Every symbol derive() reads
+// this way is an int.
 std::optional<long long> parse_int(std::string_view text) {
-    int base = 10;
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        base = 16;
-        text.remove_prefix(2);
-    }
+    std::string_view digits = text;
+    if (!digits.empty() && digits.front() == '-') digits.remove_prefix(1);
+    if (digits.empty() || (digits.front() == '0' && digits.size() > 1)) return std::nullopt;
     long long v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
-    if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
+    if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
     // Every value derive() reads is an order or a count: anything beyond int is not one.
     if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())
         return std::nullopt;
     return v;
+}
+
+// What kconfig prints for an int value it rejects (scripts/kconfig/confdata.c
+// conf_set_sym_val(), 6.1 and 6.12).
+std::string kconfig_invalid(const kconfig::Entry& e) {
+    return fmt::format("CONFIG_{}={}: kconfig prints \"symbol value '{}' invalid for {}\" (an "
+                       "int is decimal digits, no leading zero) and keeps the default",
+                       e.name, e.value, e.value, e.name);
 }
 
 std::string place(const Location& where) {
@@ -662,8 +672,7 @@ void Deriver::resolve_max_order() {
         inputs.push_back(input(*e));
         auto v = parse_int(e->value);
         if (!v) {
-            warn(e->where, fmt::format("CONFIG_{}={} is not a number: using the default {}",
-                                       e->name, e->value, def));
+            warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), def));
         } else if (!(kc && kc->symbol)) {
             raw = static_cast<int>(*v);
             if (raw != def)
@@ -798,10 +807,7 @@ void Deriver::resolve_page_block_option() {
         inputs.push_back(input(*e));
         auto v = parse_int(e->value);
         if (!v) {
-            warn(e->where,
-                 fmt::format("CONFIG_{}={} is not a number: Kconfig uses the default {}", e->name,
-                             e->value, hi),
-                 "kernel-config-range");
+            warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), hi), "kernel-config-range");
         } else if (*v < 1 || *v > hi) {
             value = out_of_range_value(*e, *v, 1, hi, hi, "mm/Kconfig: 1 .. ARCH_FORCE_MAX_ORDER");
         } else {
@@ -999,12 +1005,14 @@ void Deriver::resolve_cma() {
     const auto* row = find_row(rules::cma_areas_rules(), m_.version);
     if (m_.cma) {
         int areas = 0;
-        if (const auto* e = entry("CMA_AREAS"); e && parse_int(e->value)) {
+        const auto* e = entry("CMA_AREAS");
+        if (e && parse_int(e->value)) {
             areas = static_cast<int>(*parse_int(e->value));
             inputs.push_back(input(*e));
         } else {
             bool numa = cfg_.get_bool("NUMA").value_or(false);
             areas = numa ? row->default_numa : row->default_uma;
+            if (e) warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), areas));
             inputs.push_back(assumed("CMA_AREAS", std::to_string(areas)));
             assume(
                 fmt::format("CONFIG_CMA_AREAS not set: using its default {} ({}; mm/Kconfig, {})",

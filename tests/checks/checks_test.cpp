@@ -171,7 +171,8 @@ TEST_CASE("reusable-no-map") {
         node("o@1", {flag("reusable"), flag("no-map"), cells("reg", {0, 0x50000000, 0, 0x1000})});
     auto g = findings(check_tree(board({other}), arm64_612()), "reusable-no-map");
     REQUIRE(g.size() == 1);
-    CHECK(g[0].severity == Severity::warning);
+    // Not a pool: the kernel only lists it ("… nomap reusable o@1"), nothing is lost.
+    CHECK(g[0].severity == Severity::note);
 }
 
 TEST_CASE("coherent-no-map: arm needs no-map on a coherent pool") {
@@ -213,6 +214,8 @@ TEST_CASE("outside-memory") {
     auto f = findings(check_tree(board({out}), arm64_612()), "outside-memory");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::warning);
+    // The kernel message (mm/cma.c cma_activate_area(), 6.1 and 6.12).
+    CHECK(contains(f[0].message, "cma: CMA area cma@90000000 could not be activated"));
     CHECK(findings(
               check_tree(board({cma_static("cma@42000000", 0x42000000, 32u << 20)}), arm64_612()),
               "outside-memory")
@@ -227,6 +230,34 @@ TEST_CASE("outside-memory") {
     auto fits = cma_pool("r", 32u << 20);
     fits.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
     CHECK(findings(check_tree(board({fits}), arm64_612()), "outside-memory").empty());
+}
+
+TEST_CASE("outside-memory: non-CMA regions outside RAM are what the kernel expects") {
+    // vexpress vram@18000000 and stm32mp15 SRAM pools: coherent, no-map, outside /memory.
+    auto vram = node("vram@18000000", {str("compatible", {"shared-dma-pool"}), flag("no-map"),
+                                       cells("reg", {0, 0x18000000, 0, 0x800000})});
+    auto carve = node("mcuram@30000000", {cells("reg", {0, 0x30000000, 0, 0x40000})});
+    auto restricted = node("r@20000000", {str("compatible", {"restricted-dma-pool"}),
+                                          cells("reg", {0, 0x20000000, 0, 0x400000})});
+    auto t = board({vram, carve, restricted});
+    auto r = check_tree(t, arm64_612());
+    CHECK(findings(r, "outside-memory").empty());
+    CHECK(findings(r, "outside-memory-device").empty()); // off by default
+    CHECK(r.count(Severity::warning) == 0);
+    checks::Options on;
+    on.switches.push_back({checks::Switch::Kind::enable_warning, "outside-memory-device"});
+    auto notes = findings(check_tree(t, arm64_612(), on), "outside-memory-device");
+    REQUIRE(notes.size() == 3);
+    for (const auto& n : notes) {
+        CHECK(n.severity == Severity::note);
+        CHECK(contains(n.message, "prints nothing"));
+    }
+    // A pool across two adjacent banks is inside RAM.
+    auto two = board({cma_static("cma@7f000000", 0x7f000000, 32u << 20)});
+    two.root.children[0].properties[1] =
+        cells("reg", {0, 0x40000000, 0, 0x40000000, 0, 0x80000000, 0, 0x10000000});
+    REQUIRE(two.root.children[0].name.rfind("memory", 0) == 0);
+    CHECK(findings(check_tree(two, arm64_612()), "outside-memory").empty());
 }
 
 TEST_CASE("cma-areas") {

@@ -34,6 +34,7 @@
 
 #include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/run.hpp"
 
 extern "C" {
 #include <libfdt.h>
@@ -440,4 +441,239 @@ TEST_CASE("dts vs dtc: every board (CMALIGN_DTC_COMPARE=all|arm64,arm,...)" *
             ((mode.cpp_path && !r.equal_cpp) || (mode.builtin_path && !r.equal_builtin)))
             ++bad;
     CHECK(bad == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overlays: every composite DTB of the kernel's Makefiles (`name-dtbs := base.dtb a.dtbo ...`)
+// built as Kbuild builds it (base with dtc -@, overlays without, then fdtoverlay) and compared
+// with our base + --overlay tree, from the DTS sources and from the same DTB/DTBO blobs.
+
+namespace {
+
+struct Composite {
+    fs::path dir;
+    std::string name;
+    fs::path base;                  // .dts
+    std::vector<fs::path> overlays; // .dtso
+};
+
+std::vector<Composite> composites(const std::vector<std::string>& arches) {
+    std::vector<Composite> out;
+    for (const auto& arch : arches) {
+        const fs::path root = fs::path(kernel_root) / "arch" / arch / "boot/dts";
+        if (!fs::is_directory(root)) continue;
+        std::vector<fs::path> makefiles;
+        for (const auto& e : fs::recursive_directory_iterator(root))
+            if (e.is_regular_file() && e.path().filename() == "Makefile")
+                makefiles.push_back(e.path());
+        std::sort(makefiles.begin(), makefiles.end());
+        for (const auto& mk : makefiles) {
+            std::string text = read_file(mk);
+            // Join continuation lines.
+            std::string joined;
+            for (std::size_t i = 0; i < text.size(); ++i) {
+                if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+                    joined += ' ';
+                    ++i;
+                } else {
+                    joined += text[i];
+                }
+            }
+            std::stringstream lines(joined);
+            for (std::string line; std::getline(lines, line);) {
+                auto assign = line.find(":=");
+                auto dtbs = line.find("-dtbs");
+                if (assign == std::string::npos || dtbs == std::string::npos || dtbs > assign)
+                    continue;
+                Composite c;
+                c.dir = mk.parent_path();
+                c.name = line.substr(0, dtbs);
+                std::stringstream words(line.substr(assign + 2));
+                bool ok = true;
+                for (std::string w; words >> w;) {
+                    fs::path p = c.dir / w;
+                    if (w.size() > 4 && w.ends_with(".dtb") && c.base.empty())
+                        c.base = p.replace_extension(".dts");
+                    else if (w.ends_with(".dtbo"))
+                        c.overlays.push_back(p.replace_extension(".dtso"));
+                    else
+                        ok = false;
+                }
+                ok = ok && !c.base.empty() && !c.overlays.empty() && fs::exists(c.base) &&
+                     std::all_of(c.overlays.begin(), c.overlays.end(),
+                                 [](const fs::path& p) { return fs::exists(p); });
+                if (ok) out.push_back(std::move(c));
+            }
+        }
+    }
+    return out;
+}
+
+struct OverlayResult {
+    std::string name;
+    bool fdtoverlay_ok = false;
+    bool equal_dts = false;  // base.dts + overlays .dtso
+    bool equal_blob = false; // base.dtb + overlays .dtbo (the same blobs fdtoverlay read)
+    std::string difference;
+};
+
+// CMALIGN_FDTOVERLAY: the fdtoverlay to compare with (default: fdtoverlay on PATH; Kbuild uses
+// the kernel's own scripts/dtc/fdtoverlay, libfdt 1.7).
+std::string fdtoverlay_program() {
+    const char* d = std::getenv("CMALIGN_FDTOVERLAY");
+    return d && *d ? d : "fdtoverlay";
+}
+
+bool compile(const fs::path& src, const fs::path& out, bool symbols) {
+    const std::string prefixes = kernel_root + "/scripts/dtc/include-prefixes";
+    const std::string cmd = fmt::format(
+        "cpp -nostdinc -I '{0}' -undef -D__DTS__ -x assembler-with-cpp -o '{1}.i' '{2}' "
+        "2>/dev/null && '{3}' -q {4} -O dtb -o '{1}' -i '{5}' -i '{0}' '{1}.i' 2>/dev/null",
+        prefixes, out.string(), src.string(), dtc_program(), symbols ? "-@" : "",
+        src.parent_path().string());
+    return std::system(cmd.c_str()) == 0 && fs::exists(out);
+}
+
+// Which libfdt the fdtoverlay under test has: "Version: DTC 1.6.1" overwrites a base node's
+// phandle, 1.7.0 keeps it.
+OverlayOptions libfdt_of_fdtoverlay() {
+    OverlayOptions o;
+    std::string cmd = "'" + fdtoverlay_program() + "' --version 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    std::string text;
+    char buffer[256];
+    if (pipe) {
+        while (fgets(buffer, sizeof buffer, pipe))
+            text += buffer;
+        pclose(pipe);
+    }
+    int major = 0, minor = 0;
+    auto at = text.find("DTC ");
+    if (at != std::string::npos) std::sscanf(text.c_str() + at + 4, "%d.%d", &major, &minor);
+    o.keep_target_phandles = major > 1 || (major == 1 && minor >= 7);
+    return o;
+}
+
+OverlayResult compare_composite(const Composite& c, const fs::path& work,
+                                const OverlayOptions& libfdt) {
+    OverlayResult r;
+    r.name = fs::relative(c.dir, kernel_root).string() + "/" + c.name;
+    fs::create_directories(work);
+    const fs::path base_dtb = work / "base.dtb";
+    std::vector<fs::path> dtbos;
+    bool built = compile(c.base, base_dtb, true);
+    for (std::size_t i = 0; built && i < c.overlays.size(); ++i) {
+        dtbos.push_back(work / fmt::format("{}.dtbo", i));
+        built = compile(c.overlays[i], dtbos.back(), false);
+    }
+    const fs::path merged = work / "merged.dtb";
+    std::string cmd = fmt::format("'{}' -i '{}' -o '{}'", fdtoverlay_program(), base_dtb.string(),
+                                  merged.string());
+    for (const auto& o : dtbos)
+        cmd += " '" + o.string() + "'";
+    r.fdtoverlay_ok = built && std::system((cmd + " 2>/dev/null").c_str()) == 0;
+    if (!r.fdtoverlay_ok) return r;
+    const std::string expected = read_file(merged);
+
+    FileCache cache;
+    PreprocessOptions pp;
+    pp.include_dirs = {kernel_root + "/scripts/dtc/include-prefixes"};
+    auto ours = [&](const fs::path& base, const std::vector<fs::path>& overlays, bool& equal,
+                    const char* what) {
+        Diagnostics diags;
+        std::vector<std::string> names;
+        for (const auto& o : overlays)
+            names.push_back(o.string());
+        auto loaded = load_overlays(names, pp, cache, diags);
+        std::optional<Tree> tree;
+        if (loaded) tree = load_board(base.string(), pp, cache, diags, {}, *loaded, libfdt);
+        std::string diff;
+        if (!tree || diags.has_errors())
+            diff = diags.items().empty() ? "failed" : format_gcc(diags.items().front());
+        else
+            equal = same_tree(expected, *tree, diff);
+        if (!equal && r.difference.empty()) r.difference = fmt::format("[{}] {}", what, diff);
+    };
+    ours(c.base, c.overlays, r.equal_dts, "dts");
+    ours(base_dtb, dtbos, r.equal_blob, "dtb");
+    return r;
+}
+
+void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::size_t& equal_dts,
+                      std::size_t& equal_blob, std::size_t& built) {
+    const fs::path work =
+        fs::temp_directory_path() / fmt::format("cmalign-ovl-{}", static_cast<long>(getpid()));
+    std::vector<OverlayResult> results(list.size());
+    const auto libfdt = libfdt_of_fdtoverlay();
+    MESSAGE(fmt::format("fdtoverlay: {} (libfdt {})", fdtoverlay_program(),
+                        libfdt.keep_target_phandles ? ">= 1.7" : "< 1.7"));
+    parallel(list.size(), jobs, RUSAGE_CHILDREN, [&](std::size_t i) {
+        results[i] = compare_composite(list[i], work / std::to_string(i), libfdt);
+    });
+    fs::remove_all(work);
+    equal_dts = equal_blob = built = 0;
+    for (const auto& r : results) {
+        if (!r.fdtoverlay_ok) {
+            MESSAGE(r.name << ": cpp/dtc/fdtoverlay failed");
+            continue;
+        }
+        ++built;
+        if (r.equal_dts) ++equal_dts;
+        if (r.equal_blob) ++equal_blob;
+        if (!r.equal_dts || !r.equal_blob) MESSAGE(r.name << ": " << r.difference);
+    }
+    MESSAGE(
+        fmt::format("overlays: {} composites, fdtoverlay built {}; equal from .dts+.dtso {}/{}, "
+                    "from .dtb+.dtbo {}/{}",
+                    list.size(), built, equal_dts, built, equal_blob, built));
+}
+
+bool fdtoverlay_ready() {
+    if (!environment_ready()) return false;
+    if (!have_tool(fdtoverlay_program().c_str())) {
+        MESSAGE("SKIP: fdtoverlay not installed");
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("overlays vs fdtoverlay: a sample of the kernel's composite DTBs merge the same") {
+    if (std::getenv("CMALIGN_DTC_COMPARE")) {
+        MESSAGE("sample skipped: the full comparison runs instead");
+        return;
+    }
+    if (!fdtoverlay_ready()) return;
+    auto all = composites({"arm64"});
+    REQUIRE(all.size() > 20); // the 6.12 arm64 Makefiles list ~80
+    std::vector<Composite> sample;
+    for (std::size_t i = 0; i < all.size(); i += all.size() / 8)
+        sample.push_back(all[i]);
+    std::size_t eq_dts = 0, eq_blob = 0, built = 0;
+    compare_overlays(sample, 2, eq_dts, eq_blob, built);
+    CHECK(built == sample.size());
+    CHECK(eq_dts == built);
+    CHECK(eq_blob == built);
+}
+
+TEST_CASE("overlays vs fdtoverlay: every composite DTB (CMALIGN_DTC_COMPARE=all|arm64,...)") {
+    const char* what = std::getenv("CMALIGN_DTC_COMPARE");
+    if (!what) return;
+    if (!fdtoverlay_ready()) return;
+    std::vector<std::string> arches;
+    std::string w = what;
+    if (w == "all" || w == "1") {
+        arches = {"arm64", "arm", "riscv"};
+    } else {
+        std::stringstream ss(w);
+        for (std::string a; std::getline(ss, a, ',');)
+            arches.push_back(a);
+    }
+    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* j = std::getenv("CMALIGN_DTC_JOBS")) jobs = static_cast<unsigned>(std::atoi(j));
+    std::size_t eq_dts = 0, eq_blob = 0, built = 0;
+    compare_overlays(composites(arches), jobs, eq_dts, eq_blob, built);
+    CHECK(eq_dts == built);
+    CHECK(eq_blob == built);
 }

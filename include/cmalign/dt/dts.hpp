@@ -8,9 +8,12 @@
 //                                                       does)
 //   resolve(syntax::File)         -> Tree
 //
-// Language: dtc 1.6/1.7 (scripts/dtc/dtc-lexer.l, dtc-parser.y of Linux 6.12). Differences:
-// /dts-v1/ may be missing (a lone .dtsi is accepted); /include/ is accepted where a top-level
-// item, a property or a subnode may start (dtc also takes it in the middle of a value).
+// Language: dtc 1.6/1.7 (scripts/dtc/dtc-lexer.l, dtc-parser.y of Linux 6.12). /include/ is
+// lexer-level as in dtc: wherever a token may stand (in a value, between cells, a node opened in
+// one file and closed in another); a file that includes itself, directly or not, is an error
+// ("include cycle: a.dtsi → b.dtsi → a.dtsi") at the /include/ that closes the cycle. An input
+// with no /dts-v1/, no /memreserve/ and no node is an error, as in dtc. Difference: /dts-v1/ may
+// be missing (a lone .dtsi is accepted).
 #pragma once
 
 #include <cstddef>

@@ -39,6 +39,9 @@ struct Property {
     std::vector<ValueChunk> chunks;
     std::vector<std::string> labels;
     bool has_refs = false; // holds phandle references or path references
+    // Set when an overlay read from a blob (.dtbo) wrote this property: its node's path in that
+    // blob (`where.file`), so `fix` can find the bytes again. Empty otherwise.
+    std::string blob_node;
 
     // Big-endian cells; nullopt if the length is not a multiple of 4.
     std::optional<std::vector<std::uint32_t>> cells() const;
