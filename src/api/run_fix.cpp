@@ -13,6 +13,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

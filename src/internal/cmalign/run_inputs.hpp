@@ -1,0 +1,33 @@
+// The internal half of run.hpp: how the commands read their inputs (the preprocessor's options,
+// a tree from DTS or DTB through a shared FileCache) and the parallel loop over inputs. Private to
+// the library, the CLI and the tests: these types are not installed.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/run.hpp"
+
+namespace cmalign {
+
+dt::PreprocessOptions preprocess_options(const TreeOptions& options);
+
+// A DTS (through the built-in preprocessor) or a DTB/DTBO (libfdt), chosen by content: a file
+// starting with the FDT magic is a blob whatever its name.
+std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
+                                  dt::FileCache& cache, Diagnostics& diags,
+                                  const dt::ResolveOptions& resolve = {});
+
+// What check and fix need from a DTS: source locations of the cells under /reserved-memory,
+// /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
+dt::ResolveOptions reservation_resolve_options();
+
+// Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
+void for_each_input(std::size_t count, unsigned jobs,
+                    const std::function<void(std::size_t)>& visit);
+
+} // namespace cmalign
