@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 
@@ -46,7 +47,6 @@ std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnos
 
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags) {
     kernel::Options out;
-    out.assume_cma_when_unset = options.config_files.empty();
     if (options.arch) {
         out.arch = kernel::parse_arch(*options.arch);
         if (!out.arch) {
@@ -69,25 +69,27 @@ std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diag
     return out;
 }
 
+std::vector<std::string> assume_cma_for_what_if(const ConfigOptions& options,
+                                                kconfig::Config& config) {
+    std::vector<std::string> assumed;
+    if (!options.config_files.empty()) return assumed;
+    for (const char* name : {"CMA", "DMA_CMA"}) {
+        if (config.find(name)) continue;
+        config.set(kconfig::Entry{name, "y", false, Location{}});
+        assumed.push_back(fmt::format(
+            "CONFIG_{} not set and no configuration file given: assumed y, so the pools are "
+            "checked as the kernel checks CMA areas (give -c .config for the real value)",
+            name));
+    }
+    return assumed;
+}
+
 std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags) {
     auto derive_options = kernel_options(options, diags);
     if (!derive_options) return std::nullopt;
     auto config = load_config(options, diags);
     if (!config) return std::nullopt;
-    // A what-if without any configuration file (--arch and --set only) says nothing about CMA:
-    // CONFIG_CMA and CONFIG_DMA_CMA, when not set, are assumed y — the way that surfaces
-    // alignment problems — instead of their Kconfig default n, and the assumption is stated.
-    std::vector<std::string> assumed;
-    if (options.config_files.empty()) {
-        for (const char* name : {"CMA", "DMA_CMA"}) {
-            if (config->find(name)) continue;
-            config->set(kconfig::Entry{name, "y", false, Location{}});
-            assumed.push_back(fmt::format(
-                "CONFIG_{} not set and no configuration file given: assumed y, so the pools are "
-                "checked as the kernel checks CMA areas (give -c .config for the real value)",
-                name));
-        }
-    }
+    auto assumed = assume_cma_for_what_if(options, *config);
     auto model = kernel::derive(*config, *derive_options, diags);
     if (model)
         model->assumptions.insert(model->assumptions.begin(), assumed.begin(), assumed.end());

@@ -56,7 +56,7 @@ expect 1 "$work/consumer/bsp_check_cpp" -I include configs/acme_defconfig config
 request='{"files":["boards"],"include_dirs":["include"],"configs":["configs/acme_defconfig","configs/16k.config"],"kernel_version":"6.12"}'
 expect 1 "$work/consumer/bsp_check_c" "$request"
 [[ $out == *"CMA alignment 33554432 bytes"* ]] || fail "C (find_package) 16K"
-expect 2 "$work/consumer/bsp_check_c" '{"files":["boards/missing.dts"]}'
+expect 2 "$work/consumer/bsp_check_c" '{"files":["boards/missing.dts"],"configs":["configs/acme_defconfig"]}'
 [[ $out == *"boards/missing.dts"* ]] || fail "C: bad input not named"
 
 # C through pkg-config alone.
