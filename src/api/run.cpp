@@ -12,6 +12,7 @@
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/overlay.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 
@@ -220,6 +221,14 @@ CheckOutcome run_check(const CheckRequest& request) {
     Diagnostics expand_diags;
     auto inputs = expand_inputs(request.inputs, expand_diags);
     outcome.input_errors = expand_diags.items();
+    if (!request.affected_by.empty()) {
+        TreeOptions tree = request.tree;
+        if (!tree.kernel_tree) tree.kernel_tree = request.config.kernel_tree;
+        auto affected = inputs_affected_by(inputs, request.affected_by, tree, request.jobs,
+                                           request.config.config_files);
+        outcome.unaffected_inputs = inputs.size() - affected.size();
+        inputs = std::move(affected);
+    }
     outcome.inputs = inputs.size();
 
     auto pp = preprocess_options(request.tree);

@@ -13,6 +13,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 
@@ -252,7 +253,12 @@ SuggestOutcome run_suggest(const SuggestRequest& request) {
     Diagnostics diags;
     auto options = kernel_options(request.config, diags);
     auto config = options ? load_config(request.config, diags) : std::nullopt;
+    std::vector<std::string> assumed;
+    if (config) assumed = assume_cma_for_what_if(request.config, *config);
     if (config) outcome.model = kernel::derive(*config, *options, diags);
+    if (outcome.model)
+        outcome.model->assumptions.insert(outcome.model->assumptions.begin(), assumed.begin(),
+                                          assumed.end());
     if (!outcome.model) {
         outcome.errors = diags.items();
         if (outcome.errors.empty())

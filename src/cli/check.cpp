@@ -59,8 +59,11 @@ void register_check(CLI::App& app, int& exit_code) {
     cmd->add_flag("--werror", request->checks.werror, "warnings make the exit status 1");
     cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
     cmd->add_flag("--no-progress", *no_progress, "no progress line on stderr");
-    cmd->add_option("--format", *format, "text, json or sarif")
-        ->check(CLI::IsMember({"text", "json", "sarif"}));
+    cmd->add_option("--affected-by", request->affected_by,
+                    "only the inputs whose tree includes one of these files (e.g. the files a "
+                    "pull request changes)");
+    cmd->add_option("--format", *format, "text, json, sarif or github (workflow annotations)")
+        ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
     cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
     auto sweep_versions = std::make_shared<std::string>();
     auto sweep_pages = std::make_shared<std::string>();
@@ -134,6 +137,10 @@ void register_check(CLI::App& app, int& exit_code) {
             auto j = report::check_json(kernel::to_json(*outcome.model), outcome.results,
                                         outcome.input_errors);
             std::cout << j.dump(2) << '\n';
+        } else if (*format == "github") {
+            for (const auto& d : outcome.config_diagnostics)
+                std::cerr << format_gcc(d) << '\n';
+            std::cout << report::github(all);
         } else if (*format == "sarif") {
             report::SarifOptions options;
             if (!base_dir->empty()) options.base_dir = *base_dir;
@@ -156,6 +163,10 @@ void register_check(CLI::App& app, int& exit_code) {
             std::size_t failing = 0;
             for (const auto& r : outcome.results)
                 if (r.failed(request->checks.werror)) ++failing;
+            if (outcome.unaffected_inputs > 0)
+                std::cerr << fmt::format("{} input{} not affected by --affected-by, skipped\n",
+                                         outcome.unaffected_inputs,
+                                         outcome.unaffected_inputs == 1 ? "" : "s");
             auto summary = report::summary_line(all);
             std::cerr << fmt::format(
                 "{} input{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,

@@ -10,6 +10,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp" // load_tree() for `tree`
 
 namespace cmalign::cli {
 
@@ -36,6 +37,10 @@ void register_pcp(CLI::App& app, int& exit_code);
 void register_heap(CLI::App& app, int& exit_code);
 void register_map(CLI::App& app, int& exit_code);
 void register_explain(CLI::App& app, int& exit_code);
+
+// --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
+// generators (manual.cpp). Call after every command is registered.
+void add_manual(CLI::App& app);
 
 // -I, -D
 void add_tree_options(CLI::App& cmd, TreeOptions& options);

@@ -1,6 +1,7 @@
 // cmalign: will the kernel accept this device tree's CMA reservations?
 #include <iostream>
 
+#include "cmalign/version.hpp"
 #include "common.hpp"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
     cmalign::cli::register_heap(app, exit_code);
     cmalign::cli::register_map(app, exit_code);
     cmalign::cli::register_explain(app, exit_code);
+    cmalign::cli::add_manual(app);
 
     try {
         app.parse(argc, argv);

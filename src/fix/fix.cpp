@@ -17,6 +17,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/interval.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/dt/preprocess.hpp"
 
 namespace cmalign::fix {
 

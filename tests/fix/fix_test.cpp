@@ -10,6 +10,7 @@
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp"
 #include "cmalign/run_fix.hpp"
 #include "fix/fix_support.hpp"
 

@@ -22,10 +22,13 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
-#include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/reserved/regions.hpp"
+
+namespace cmalign::dt {
+class FileCache; // the preprocessor's file cache (internal): plan_fixes() takes it by reference
+} // namespace cmalign::dt
 
 namespace cmalign::fix {
 

@@ -12,6 +12,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/reserved/regions.hpp"
+#include "cmalign/version.hpp"
 
 namespace cmalign::report {
 
@@ -53,6 +54,15 @@ struct SarifOptions {
 inline constexpr const char* input_rule_id = "input";
 
 nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions& options = {});
+
+// ---- GitHub Actions workflow commands ---------------------------------------------------------
+
+// One "::error file=F,line=L,col=C,title=T::message" line per diagnostic (warning → ::warning,
+// note → ::notice), which GitHub shows as annotations on the pull request. The message is
+// escaped as GitHub's toolkit does (% \r \n), property values also : and ,. `title` is the
+// check name ("cmalign" for input errors). Paths are written as given. A finding in a file shared
+// by several inputs is written once.
+std::string github(std::span<const Diagnostic> diagnostics);
 
 // "a b/c.dts" → "a%20b/c.dts" (RFC 3986 path characters kept).
 std::string uri_encode_path(const std::string& path);

@@ -1,0 +1,29 @@
+// Every command as JSON in, JSON out: the one place that turns a request (a JSON object whose keys
+// are the Python keyword arguments, e.g. {"arch": "arm64", "kernel_version": "6.16", "sets":
+// {"CONFIG_ARM64_16K_PAGES": "y"}}) into the library's option structs and the outcome into the
+// CLI's JSON. The C API (cmalign/cmalign.h) and the Python module are thin wrappers around it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cmalign {
+
+// Runs `command` ("calc", "check", "fix", "suggest", "table", "config", "tree") on `request`
+// and returns what `cmalign COMMAND --format json` prints. Findings are data (check's
+// diagnostics); what makes the CLI exit 2 (unreadable or unparsable input, contradictory
+// configuration, an unknown or mistyped request key) throws cmalign::Error whose what() is
+// "file:line:col: error: message" (core/error.hpp).
+nlohmann::json run_json(std::string_view command, const nlohmann::json& request);
+
+// Same, from and to text: a request that is not a JSON object throws cmalign::Error located in
+// "<request>" (line and column of the syntax error). The result is compact JSON.
+std::string run_json_text(std::string_view command, std::string_view request);
+
+// The commands run_json() knows, in the order the CLI lists them.
+std::vector<std::string> json_commands();
+
+} // namespace cmalign

@@ -1,0 +1,58 @@
+// The internal half of run.hpp: how the commands read their inputs (the preprocessor's options,
+// a tree from DTS or DTB through a shared FileCache) and the parallel loop over inputs. Private to
+// the library, the CLI and the tests: these types are not installed.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cmalign/dt/dts.hpp"
+#include "cmalign/dt/overlay.hpp"
+#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/run.hpp"
+
+namespace cmalign {
+
+dt::PreprocessOptions preprocess_options(const TreeOptions& options);
+
+// A DTS (through the built-in preprocessor) or a DTB/DTBO (libfdt), chosen by content: a file
+// starting with the FDT magic is a blob whatever its name.
+std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
+                                  dt::FileCache& cache, Diagnostics& diags,
+                                  const dt::ResolveOptions& resolve = {});
+
+// The --overlay files, read once (a DTS overlay resolved as dtc builds a .dtbo, every cell
+// located). nullopt (errors in diags) when one cannot be read or is not an overlay.
+std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string>& paths,
+                                                   const dt::PreprocessOptions& options,
+                                                   dt::FileCache& cache, Diagnostics& diags);
+
+// One board as the commands see it. With overlays: the base read whole with its labels as
+// /__symbols__ (dtc -@), then each overlay applied (dt::apply_overlay). Without: load_tree(),
+// and a lone overlay becomes the part of it that needs no base (dt::overlay_without_base) with
+// a note saying the base is unknown.
+std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
+                                   dt::FileCache& cache, Diagnostics& diags,
+                                   const dt::ResolveOptions& resolve,
+                                   const std::vector<dt::Tree>& overlays,
+                                   const dt::OverlayOptions& overlay_options = {});
+
+// What check and fix need from a DTS: source locations of the cells under /reserved-memory,
+// /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
+dt::ResolveOptions reservation_resolve_options();
+
+// A what-if without any configuration file (--arch and --set only) says nothing about CMA:
+// CONFIG_CMA and CONFIG_DMA_CMA, when not set, are set to y in `config` — the way that surfaces
+// alignment problems — instead of their Kconfig default n. Returns the assumptions to state
+// (empty when a configuration file was given).
+std::vector<std::string> assume_cma_for_what_if(const ConfigOptions& options,
+                                                kconfig::Config& config);
+
+// Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
+void for_each_input(std::size_t count, unsigned jobs,
+                    const std::function<void(std::size_t)>& visit);
+
+} // namespace cmalign

@@ -1,0 +1,143 @@
+// check --affected-by: the inputs whose tree includes a changed file, through nested includes and
+// include prefixes, compared on hand-made trees and with gcc's own dependency list (cpp -M) on
+// the kernel's rockchip boards.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#include "cmalign/run.hpp"
+
+using namespace cmalign;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+    auto dir = fs::temp_directory_path() / ("cmalign-affected-" + name + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+}
+
+std::set<std::string> names(const std::vector<std::string>& paths) {
+    std::set<std::string> out;
+    for (const auto& p : paths)
+        out.insert(fs::path(p).filename().string());
+    return out;
+}
+
+std::string run(const std::string& command) {
+    std::string out;
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
+        out.append(buffer.data(), n);
+    pclose(pipe);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("nested includes, include prefixes and symlinks reach the boards that use them") {
+    auto dir = temp_dir("hand");
+    // a.dts → soc.dtsi → common/mem.dtsi (nested, relative to the including file)
+    // b.dts → <dt-bindings/acme.h> through -I include (an include prefix, as the kernel's)
+    // c.dts → soc.dtsi through a symlinked directory
+    // d.dts includes nothing
+    write(dir / "common/mem.dtsi", "/ { memory@0 { reg = <0 0x1000>; }; };\n");
+    write(dir / "soc/soc.dtsi", "#include \"../common/mem.dtsi\"\n/ { soc {}; };\n");
+    write(dir / "include/dt-bindings/acme.h", "#define ACME 1\n");
+    fs::create_directory_symlink(dir / "soc", dir / "soc-link");
+    write(dir / "boards/a.dts", "/dts-v1/;\n#include \"../soc/soc.dtsi\"\n");
+    write(dir / "boards/b.dts", "/dts-v1/;\n#include <dt-bindings/acme.h>\n/ { x = <ACME>; };\n");
+    write(dir / "boards/c.dts", "/dts-v1/;\n#include \"../soc-link/soc.dtsi\"\n");
+    write(dir / "boards/d.dts", "/dts-v1/;\n/ { };\n");
+    std::vector<std::string> inputs;
+    for (auto b : {"a", "b", "c", "d"})
+        inputs.push_back((dir / "boards" / (std::string(b) + ".dts")).string());
+    TreeOptions tree;
+    tree.include_dirs = {(dir / "include").string()};
+
+    CHECK(names(inputs_affected_by(inputs, {(dir / "common/mem.dtsi").string()}, tree)) ==
+          std::set<std::string>{"a.dts", "c.dts"});
+    CHECK(names(inputs_affected_by(inputs, {(dir / "soc-link/soc.dtsi").string()}, tree)) ==
+          std::set<std::string>{"a.dts", "c.dts"});
+    CHECK(names(inputs_affected_by(inputs, {(dir / "include/dt-bindings/acme.h").string()},
+                                   tree)) == std::set<std::string>{"b.dts"});
+    // A relative path with "..", as git prints it from another directory.
+    auto relative = fs::relative(dir / "boards/../common/mem.dtsi", fs::current_path());
+    CHECK(names(inputs_affected_by(inputs, {relative.string()}, tree)).size() == 2);
+    // The board itself, and a changed -c file (everything).
+    CHECK(names(inputs_affected_by(inputs, {inputs[3]}, tree)) == std::set<std::string>{"d.dts"});
+    CHECK(inputs_affected_by(inputs, {"defconfig"}, tree, 0, {"defconfig"}).size() == 4);
+    CHECK(inputs_affected_by(inputs, {(dir / "unrelated.txt").string()}, tree).empty());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("run_check with affected_by checks only the affected inputs") {
+    auto dir = temp_dir("run");
+    write(dir / "soc.dtsi", "/ { };\n");
+    write(dir / "a.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n");
+    write(dir / "b.dts", "/dts-v1/;\n/ { };\n");
+    CheckRequest request;
+    request.inputs = {dir.string()};
+    request.config.arch = "arm64";
+    request.affected_by = {(dir / "soc.dtsi").string()};
+    auto outcome = run_check(request);
+    CHECK(outcome.inputs == 1);
+    CHECK(outcome.unaffected_inputs == 1);
+    REQUIRE(outcome.results.size() == 1);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("on the kernel's rockchip boards the affected set is what gcc's cpp -M lists") {
+    const fs::path ksrc = CMALIGN_KERNEL_SRC_DIR "/linux-source-6.12";
+    REQUIRE_MESSAGE(fs::exists(ksrc / "Makefile"), "scripts/kernel-sources extracts " << ksrc);
+    const auto dts_dir = ksrc / "arch/arm64/boot/dts/rockchip";
+    std::vector<std::string> inputs;
+    for (const auto& e : fs::directory_iterator(dts_dir))
+        if (e.path().extension() == ".dts") inputs.push_back(e.path().string());
+    std::sort(inputs.begin(), inputs.end());
+    REQUIRE(inputs.size() > 100);
+    TreeOptions tree;
+    tree.kernel_tree = ksrc.string();
+
+    // A nested SoC .dtsi (board → rk3399.dtsi → rk3399-base.dtsi) and a header reached through
+    // scripts/dtc/include-prefixes/dt-bindings (a symlink to include/dt-bindings).
+    const std::vector<fs::path> changed = {dts_dir / "rk3399-base.dtsi",
+                                           ksrc / "include/dt-bindings/clock/rk3399-cru.h"};
+    std::vector<std::string> deps; // per input: gcc's dependency list, canonical paths
+    for (const auto& input : inputs) {
+        // The kernel's dtc_cpp_flags (scripts/Makefile.dtbs, 6.12), dependencies only.
+        deps.push_back(run("cd " + ksrc.string() +
+                           " && cpp -nostdinc -I scripts/dtc/include-prefixes -undef -D__DTS__ "
+                           "-x assembler-with-cpp -M " +
+                           input +
+                           " 2>/dev/null | tr ' \\\\' '\\n\\n' | grep . | "
+                           "xargs -r realpath -e 2>/dev/null"));
+    }
+    for (const auto& file : changed) {
+        auto got = inputs_affected_by(inputs, {file.string()}, tree);
+        std::set<std::string> want;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (deps[i].find(fs::canonical(file).string() + "\n") != std::string::npos)
+                want.insert(inputs[i]);
+        INFO(file);
+        CHECK(want.size() > 5); // the comparison means something
+        CHECK(want.size() < inputs.size());
+        CHECK(std::set<std::string>(got.begin(), got.end()) == want);
+    }
+}

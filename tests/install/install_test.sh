@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and builds and runs examples/consumer against it:
+# C++ and C through find_package(cmalign), C through pkg-config alone, Python from the prefix's
+# site-packages; also checks the man page and the bash completion that were installed.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR PYTHON_INSTALL_DIR(relative to the prefix)
+set -euo pipefail
+build=$1 source=$2 pydir=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/cmalign-install-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+repo=$source/examples/board-repo
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect CODE COMMAND...: runs it, output in $out, fails unless it exits with CODE.
+expect() {
+    local want=$1 code=0
+    shift
+    out=$("$@" 2>&1) || code=$?
+    echo "\$ $*"
+    echo "$out"
+    [[ $code == "$want" ]] || fail "exit $code, expected $want: $*"
+}
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/cmalign include/cmalign/cmalign.h include/cmalign/api.hpp include/cmalign/version.hpp \
+    share/man/man1/cmalign.1 share/bash-completion/completions/cmalign "$pydir/cmalign/__init__.py" \
+    "$pydir/cmalign/__init__.pyi"; do
+    [[ -e $prefix/$f ]] || fail "not installed: $f"
+done
+# Private headers stay private.
+for f in dt/dts.hpp dt/preprocess.hpp kernel/rules.hpp run_inputs.hpp; do
+    [[ ! -e $prefix/include/cmalign/$f ]] || fail "private header installed: $f"
+done
+libdir=$(dirname "$(find "$prefix" -name cmalign.pc)")
+[[ -n $libdir ]] || fail "cmalign.pc not installed"
+ls "$libdir"/../libcmalign.* >/dev/null || fail "libcmalign not installed"
+
+# The installed program runs and knows its manual.
+expect 0 "$prefix/bin/cmalign" --version
+grep -q '^\.SH "EXIT STATUS"' "$prefix/share/man/man1/cmalign.1" || fail "man page: no EXIT STATUS"
+grep -q '^\.SH EXAMPLES' "$prefix/share/man/man1/cmalign.1" || fail "man page: no EXAMPLES"
+words=$(bash -c 'source "$1"; COMP_WORDS=(cmalign ch); COMP_CWORD=1; _cmalign; echo "${COMPREPLY[*]}"' \
+    _ "$prefix/share/bash-completion/completions/cmalign")
+[[ $words == check ]] || fail "bash completion of 'ch': '$words'"
+
+# C++ and C through find_package(cmalign).
+cmake -S "$source/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/consumer" >/dev/null
+cd "$repo"
+expect 0 "$work/consumer/bsp_check_cpp" -I include configs/acme_defconfig -- boards
+[[ $out == *"CMA alignment 2097152 bytes"* && $out == *"0 of 3 boards"* ]] || fail "C++ 4K"
+expect 1 "$work/consumer/bsp_check_cpp" -I include configs/acme_defconfig configs/16k.config -- boards
+[[ $out == *"CMA alignment 33554432 bytes"* && $out == *"2 of 3 boards"* ]] || fail "C++ 16K"
+[[ $out == *"acme-soc.dtsi:"*"[cma-size-alignment]"* ]] || fail "C++ 16K: no located finding"
+request='{"files":["boards"],"include_dirs":["include"],"configs":["configs/acme_defconfig","configs/16k.config"],"kernel_version":"6.12"}'
+expect 1 "$work/consumer/bsp_check_c" "$request"
+[[ $out == *"CMA alignment 33554432 bytes"* ]] || fail "C (find_package) 16K"
+expect 2 "$work/consumer/bsp_check_c" '{"files":["boards/missing.dts"],"configs":["configs/acme_defconfig"]}'
+[[ $out == *"boards/missing.dts"* ]] || fail "C: bad input not named"
+
+# C through pkg-config alone.
+export PKG_CONFIG_PATH=$libdir
+cc -std=c11 -Wall -Werror -o "$work/bsp_check_pc" "$source/examples/consumer/bsp_check.c" \
+    $(pkg-config --cflags --libs cmalign)
+expect 0 "$work/bsp_check_pc" '{"files":["boards"],"include_dirs":["include"],"configs":["configs/acme_defconfig"],"kernel_version":"6.12"}'
+[[ $out == *"CMA alignment 2097152 bytes, 0 error(s)"* ]] || fail "C (pkg-config) 4K"
+[[ $(pkg-config --modversion cmalign) == "$("$prefix/bin/cmalign" --version | cut -d' ' -f2)" ]] ||
+    fail "pkg-config version differs from the program's"
+
+# Python from the prefix, with nothing of the build tree on the path.
+export PYTHONPATH=$prefix/$pydir
+(cd / && /usr/bin/python3 -c 'import cmalign, sys; assert cmalign.__file__.startswith(sys.argv[1]), cmalign.__file__' "$prefix") ||
+    fail "python imports cmalign from elsewhere"
+expect 1 /usr/bin/python3 "$source/examples/consumer/bsp_check.py" -I include configs/acme_defconfig configs/16k.config -- boards/acme-evk.dts
+[[ $out == *"CMA alignment 33554432 bytes, 2 error(s)"* ]] || fail "Python 16K"
+[[ $out == *"fix would write 0x2000000 for 0x400000"* ]] || fail "Python: no fix plan"
+echo "install test: all consumers passed"
