@@ -1,6 +1,7 @@
 #include "cmalign/run_map.hpp"
 
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

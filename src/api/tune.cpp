@@ -13,6 +13,7 @@
 #include "cmalign/core/size.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

@@ -817,7 +817,7 @@ void check_alignment_power_of_2(const Context& ctx, Findings& out) {
     }
 }
 
-constexpr std::array<CheckInfo, 19> checks_table{{
+constexpr std::array<CheckInfo, 20> checks_table{{
     {"reserved-memory-format", Severity::error, true,
      "/reserved-memory must have #address-cells/#size-cells equal to the root's and `ranges`, "
      "else the kernel ignores every reservation",
