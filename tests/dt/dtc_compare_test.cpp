@@ -35,6 +35,7 @@
 #include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/write.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp"
 
 extern "C" {
 #include <libfdt.h>
@@ -630,11 +631,7 @@ void compare_overlays(const std::vector<Composite>& list, unsigned jobs, std::si
 
 bool fdtoverlay_ready() {
     if (!environment_ready()) return false;
-    if (!have_tool(fdtoverlay_program().c_str())) {
-        MESSAGE("SKIP: fdtoverlay not installed");
-        return false;
-    }
-    return true;
+    return cmalign::test::have_program(fdtoverlay_program().c_str());
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp"
 #include "fix/fix_support.hpp"
 
 using namespace fix_test;
