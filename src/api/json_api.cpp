@@ -13,16 +13,16 @@
 #include "cmalign/api.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/explain.hpp"
-#include "cmalign/sweep.hpp"
-#include "cmalign/tune.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/explain.hpp"
 #include "cmalign/kconfig/write.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/run_inputs.hpp"
+#include "cmalign/sweep.hpp"
+#include "cmalign/tune.hpp"
 
 namespace cmalign {
 
@@ -235,7 +235,8 @@ json check_command(Request& r) {
     r.finish();
     if (switch_errors.has_errors()) fail_with({&switch_errors.items()});
     if (request.inputs.empty()) fail("check: 'files' is required");
-    if (sweep_page_sizes && !sweep_versions) fail("check: 'sweep_page_sizes' needs 'sweep_versions'");
+    if (sweep_page_sizes && !sweep_versions)
+        fail("check: 'sweep_page_sizes' needs 'sweep_versions'");
     if (sweep_versions) {
         auto outcome = run_check_sweep(request, SweepSpec{*sweep_versions, sweep_page_sizes});
         std::vector<Diagnostic> errors = outcome.errors;
@@ -347,7 +348,8 @@ json heap_command(Request& r) {
     HeapRequest request;
     request.config = r.config();
     auto size = r.string("size");
-    if (r.has("available_order")) request.available_order = static_cast<int>(r.count("available_order"));
+    if (r.has("available_order"))
+        request.available_order = static_cast<int>(r.count("available_order"));
     r.finish();
     if (!size) fail("heap: 'size' is required");
     request.size = *size;

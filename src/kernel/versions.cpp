@@ -19,6 +19,8 @@ namespace {
 // v7.0); the newest line ends at newest_modelled_version().
 int last_minor_of(int major) {
     switch (major) {
+    case 4:
+        return 20; // v4.20 was followed by v5.0
     case 5:
         return 19;
     case 6:

@@ -113,6 +113,14 @@ TEST_CASE("every command of the table answers") {
         if (name == "check") request["files"] = json::array({seed});
         if (name == "fix" || name == "tree") request["file"] = seed;
         if (name == "suggest") request["target_alignment"] = "4M";
+        if (name == "pcp") request["memory"] = "1G";
+        if (name == "heap") request["size"] = "10M";
+        if (name == "explain") {
+            request["log"] =
+                std::string(CMALIGN_SOURCE_DIR) + "/examples/logs/seed-board-16k.dmesg";
+            request["board"] = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/seed-board.dts";
+        }
+        CAPTURE(name);
         CHECK_NOTHROW(run_json(name, request));
     }
     auto tree = run_json("tree", json{{"file", seed}, {"path", "/reserved-memory"}});
