@@ -561,7 +561,36 @@ bool Parser::assume_probe(const std::string& command) {
     return true;
 }
 
+struct ProbeAnswer {
+    const char* srcarch;
+    const char* command;
+    const char* output;
+};
+
+// What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
+const ProbeAnswer probe_table[] = {
+#include "kconfig/kconfig_probe_table.inc"
+};
+
 std::string Parser::assume_shell(const std::string& command) {
+    {
+        std::string norm = command;
+        auto replace_all = [&](const std::string& from, const std::string& to) {
+            if (from.empty()) return;
+            for (std::size_t p = norm.find(from); p != std::string::npos;
+                 p = norm.find(from, p + to.size()))
+                norm.replace(p, from.size(), to);
+        };
+        replace_all(in_.tree, "$(srctree)");
+        if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
+            replace_all(it->second, "");
+        for (const auto& answer : probe_table) {
+            if (in_.srcarch != answer.srcarch || norm != answer.command) continue;
+            if (norm.rfind("{ command -v ", 0) != 0) // the compiler exists: no news
+                tree_.assumptions.push_back({command, answer.output, here()});
+            return answer.output;
+        }
+    }
     // if-success: "{ CMD; } >/dev/null 2>&1 && echo "A" || echo "B""
     static const std::string open = "{ ";
     static const std::string mid = "; } >/dev/null 2>&1 && echo \"";
