@@ -14,6 +14,7 @@
 #include <glob.h>
 #include <optional>
 #include <sstream>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <fmt/format.h>
@@ -232,6 +233,18 @@ struct Token {
     int column = 0;
 };
 
+struct ProbeAnswer {
+    const char* version; // "6.12"
+    const char* srcarch;
+    const char* command;
+    const char* output;
+};
+
+// What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
+const ProbeAnswer probe_table[] = {
+#include "kconfig/kconfig_probe_table.inc"
+};
+
 struct Variable {
     std::string value;
     bool recursive = false;
@@ -365,6 +378,22 @@ std::optional<std::string> Parser::env(const std::string& name) const {
     if (name == "RUSTC") return "rustc";
     if (name == "BINDGEN") return "bindgen";
     if (name == "PAHOLE") return "pahole";
+    if (name == "NM") return use_llvm ? llvm_prefix + "llvm-nm" + llvm_suffix : cross + "nm";
+    if (name == "AR") return use_llvm ? llvm_prefix + "llvm-ar" + llvm_suffix : cross + "ar";
+    if (name == "SUBARCH") {
+        // The top Makefile: uname -m mapped to an arch directory.
+        struct utsname u {};
+        std::string m = ::uname(&u) == 0 ? u.machine : "x86_64";
+        if (m == "x86_64" || (m.size() == 4 && m[0] == 'i' && m.substr(2) == "86")) return "x86";
+        if (m.rfind("aarch64", 0) == 0) return "arm64";
+        if (m.rfind("arm", 0) == 0) return "arm";
+        if (m.rfind("riscv", 0) == 0) return "riscv";
+        if (m.rfind("ppc", 0) == 0) return "powerpc";
+        if (m.rfind("mips", 0) == 0) return "mips";
+        if (m.rfind("loongarch", 0) == 0) return "loongarch";
+        if (m == "s390x") return "s390";
+        return m;
+    }
     if (name == "OBJCOPY")
         return use_llvm ? llvm_prefix + "llvm-objcopy" + llvm_suffix : cross + "objcopy";
     if (name == "CC_VERSION_TEXT") {
@@ -387,6 +416,12 @@ std::optional<std::string> Parser::env(const std::string& name) const {
         }
         std::string assumed =
             use_llvm ? "Debian clang version 14.0.6" : prefix + "gcc (Debian 12.2.0-14) 12.2.0";
+        for (const auto& answer : probe_table) { // the Debian cross gcc's own banner
+            if (!use_llvm && in_.srcarch == answer.srcarch &&
+                std::string_view(answer.command) ==
+                    "LC_ALL=C gcc --version 2>/dev/null | head -n 1")
+                assumed = prefix + answer.output;
+        }
         tree_.assumptions.push_back({"$(CC) --version | head -n 1", assumed, here()});
         return assumed;
     }
@@ -528,7 +563,12 @@ std::optional<std::string> Parser::call_function(const std::string& name,
 std::string Parser::shell(const std::string& command) {
     // do_shell(): run with /bin/sh, the output's newlines become spaces, the trailing one goes.
     std::string full = "cd " + in_.tree + " 2>/dev/null; ";
-    for (const auto& [key, value] : in_.options.env) {
+    // conf runs with the variables the top Makefile exports (some probes use $CC directly).
+    std::map<std::string, std::string> exported(in_.options.env.begin(), in_.options.env.end());
+    for (const char* name : {"CC", "LD", "AR", "NM", "OBJCOPY", "srctree", "ARCH", "SRCARCH",
+                             "KERNELVERSION", "HOSTCC", "HOSTCXX"})
+        if (!exported.count(name)) exported[name] = env(name).value_or("");
+    for (const auto& [key, value] : exported) {
         std::string quoted = "'";
         for (char c : value)
             quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -561,17 +601,6 @@ bool Parser::assume_probe(const std::string& command) {
     return true;
 }
 
-struct ProbeAnswer {
-    const char* srcarch;
-    const char* command;
-    const char* output;
-};
-
-// What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
-const ProbeAnswer probe_table[] = {
-#include "kconfig/kconfig_probe_table.inc"
-};
-
 std::string Parser::assume_shell(const std::string& command) {
     {
         std::string norm = command;
@@ -584,8 +613,14 @@ std::string Parser::assume_shell(const std::string& command) {
         replace_all(in_.tree, "$(srctree)");
         if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
             replace_all(it->second, "");
+        const ProbeAnswer* found = nullptr;
+        std::string version = fmt::format("{}.{}", tree_.version_major, tree_.version_minor);
         for (const auto& answer : probe_table) {
             if (in_.srcarch != answer.srcarch || norm != answer.command) continue;
+            if (!found || version == answer.version) found = &answer;
+        }
+        if (found) {
+            const auto& answer = *found;
             if (norm.rfind("{ command -v ", 0) != 0) // the compiler exists: no news
                 tree_.assumptions.push_back({command, answer.output, here()});
             return answer.output;
