@@ -55,8 +55,9 @@ cmalign::ConfigOptions config_options(std::vector<std::string> configs,
                                       const std::map<std::string, std::string>& sets,
                                       std::optional<std::string> arch,
                                       std::optional<std::string> kernel_version,
-                                      std::optional<std::string> kernel_tree) {
+                                      std::optional<std::string> kernel_tree, bool kconfig_shell) {
     cmalign::ConfigOptions options;
+    options.kconfig_shell = kconfig_shell;
     options.config_files = std::move(configs);
     options.sets = sets_from_dict(sets);
     options.arch = std::move(arch);
@@ -81,12 +82,12 @@ PyObject* error_type = nullptr;
 
 py::object calc(std::vector<std::string> configs, std::map<std::string, std::string> sets,
                 std::optional<std::string> arch, std::optional<std::string> kernel_version,
-                std::optional<std::string> kernel_tree) {
+                std::optional<std::string> kernel_tree, bool kconfig_shell) {
     cmalign::Diagnostics diags;
-    auto model =
-        cmalign::load_model(config_options(std::move(configs), sets, std::move(arch),
-                                           std::move(kernel_version), std::move(kernel_tree)),
-                            diags);
+    auto model = cmalign::load_model(config_options(std::move(configs), sets, std::move(arch),
+                                                    std::move(kernel_version),
+                                                    std::move(kernel_tree), kconfig_shell),
+                                     diags);
     if (!model || diags.has_errors()) raise_first_error(diags);
     return to_python(cmalign::kernel::to_json(*model));
 }
@@ -98,15 +99,17 @@ py::object fix(const std::string& file, std::optional<std::string> out, bool in_
                std::vector<std::string> configs, std::map<std::string, std::string> sets,
                std::optional<std::string> arch, std::optional<std::string> kernel_version,
                std::optional<std::string> kernel_tree, std::vector<std::string> include_dirs,
-               std::map<std::string, std::string> defines, std::optional<std::string> bootargs) {
+               std::map<std::string, std::string> defines, std::optional<std::string> bootargs,
+               bool kconfig_shell) {
     if (out && in_place) {
         PyErr_SetString(error_type, "cmalign: error: give either out or in_place, not both");
         throw py::error_already_set();
     }
     cmalign::FixRequest request;
     request.inputs = {file};
-    request.config = config_options(std::move(configs), sets, std::move(arch),
-                                    std::move(kernel_version), std::move(kernel_tree));
+    request.config =
+        config_options(std::move(configs), sets, std::move(arch), std::move(kernel_version),
+                       std::move(kernel_tree), kconfig_shell);
     request.tree.include_dirs = std::move(include_dirs);
     for (const auto& [name, value] : defines)
         request.tree.defines.push_back(value.empty() ? name : name + "=" + value);
@@ -143,6 +146,7 @@ PYBIND11_MODULE(cmalign, m) {
     m.def("calc", &calc, py::arg("configs") = std::vector<std::string>{},
           py::arg("sets") = std::map<std::string, std::string>{}, py::arg("arch") = py::none(),
           py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
+          py::arg("kconfig_shell") = false,
           "What the kernel computes for this configuration (the `cmalign calc` JSON object).");
     m.def("fix", &fix, py::arg("file"), py::arg("out") = py::none(), py::arg("in_place") = false,
           py::arg("configs") = std::vector<std::string>{},
@@ -150,6 +154,6 @@ PYBIND11_MODULE(cmalign, m) {
           py::arg("kernel_version") = py::none(), py::arg("kernel_tree") = py::none(),
           py::arg("include_dirs") = std::vector<std::string>{},
           py::arg("defines") = std::map<std::string, std::string>{},
-          py::arg("bootargs") = py::none(),
+          py::arg("bootargs") = py::none(), py::arg("kconfig_shell") = false,
           "CMA pool sizes rounded up where they are written (the `cmalign fix` JSON object).");
 }
