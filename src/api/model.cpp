@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -92,12 +93,23 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
         plain.config = std::move(inputs);
         return plain;
     }
+    auto unevaluated = [&](const std::string& why) {
+        diags.note({},
+                   fmt::format("Kconfig of {} not evaluated: {}; the inputs are used as given",
+                               *options.kernel_tree, why),
+                   "kconfig-not-evaluated");
+        kconfig::Evaluation plain;
+        plain.config = std::move(inputs);
+        return plain;
+    };
+    // A directory with only part of a tree (device trees and headers) still serves as include
+    // path and version; without a top Kconfig there is nothing to evaluate.
+    if (!std::filesystem::exists(std::filesystem::path(*options.kernel_tree) / "Kconfig"))
+        return unevaluated("it has no top-level Kconfig");
     auto arch = kconfig_arch(options, inputs);
-    if (!arch) {
-        diags.error({}, "cannot tell the architecture for evaluating the kernel tree's Kconfig: "
-                        "give --arch (arm64, arm, x86_64, x86, riscv, powerpc, mips, loongarch)");
-        return std::nullopt;
-    }
+    if (!arch)
+        return unevaluated("the architecture is unknown (give --arch: arm64, arm, x86_64, x86, "
+                           "riscv, powerpc, mips, loongarch)");
     kconfig::EvalOptions eval_options;
     eval_options.run_shell = options.kconfig_shell;
     // kbuild takes CROSS_COMPILE and LLVM from the environment; its own CC/LD definitions
