@@ -8,6 +8,7 @@
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kconfig/config.hpp"
+#include "cmalign/kconfig/kconfig_tree.hpp"
 #include "cmalign/kernel/model.hpp"
 
 namespace cmalign {
@@ -22,6 +23,9 @@ struct ConfigOptions {
     std::optional<std::string> arch;
     std::optional<std::string> kernel_version;
     std::optional<std::string> kernel_tree;
+    // --kconfig-shell: run Kconfig's toolchain probes ($(shell,...)) with CROSS_COMPILE/LLVM from
+    // the environment, as kbuild does; off: assume Debian's gcc 12 and list the assumptions.
+    bool kconfig_shell = false;
 };
 
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.
@@ -30,7 +34,18 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
 // --arch/--kernel-version/--kernel-tree as kernel::Options; nullopt (and an error) when invalid.
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags);
 
-// Reads and merges the configuration files and sets.
+// The make ARCH for Kconfig: --arch, else the config header, else CONFIG_<ARCH> symbols of the
+// inputs; nullopt when none says it.
+std::optional<std::string> kconfig_arch(const ConfigOptions& options,
+                                        const kconfig::Config& inputs);
+
+// Reads and merges the inputs, then (with --kernel-tree) evaluates the tree's Kconfig on them as
+// `make olddefconfig` does. The toolchain assumptions are in the result and, as one note, in diags.
+std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
+                                                   Diagnostics& diags);
+
+// Reads and merges the configuration files and sets; with --kernel-tree, the full configuration
+// Kconfig gives for them (evaluate_config().config).
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags);
 
 // load_config() + kernel::derive(): what `cmalign calc` prints.

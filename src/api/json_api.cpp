@@ -146,6 +146,7 @@ public:
         options.arch = string("arch");
         options.kernel_version = string("kernel_version");
         options.kernel_tree = string("kernel_tree");
+        options.kconfig_shell = flag("kconfig_shell");
         return options;
     }
 

@@ -1,4 +1,8 @@
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -39,12 +43,102 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
     return v;
 }
 
+std::optional<std::string> kconfig_arch(const ConfigOptions& options,
+                                        const kconfig::Config& inputs) {
+    // Our --arch names (contract) to make's ARCH; a name that already is one stays.
+    static const std::map<std::string, std::string, std::less<>> to_make = {
+        {"aarch64", "arm64"},
+        {"armhf", "arm"},
+        {"armel", "arm"},
+        {"armv7", "arm"},
+        {"amd64", "x86_64"},
+        {"x64", "x86_64"},
+        {"i686", "i386"},
+        {"x86_32", "i386"},
+        {"ia32", "i386"},
+        {"riscv64", "riscv"},
+        {"riscv32", "riscv"},
+        {"ppc", "powerpc"},
+        {"ppc64", "powerpc"},
+        {"ppc64le", "powerpc"},
+        {"mips64", "mips"},
+        {"mipsel", "mips"},
+        {"loongarch64", "loongarch"},
+    };
+    auto normalize = [&](std::string a) {
+        std::transform(a.begin(), a.end(), a.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (auto it = to_make.find(a); it != to_make.end()) return it->second;
+        return a;
+    };
+    if (options.arch) return normalize(*options.arch);
+    if (inputs.header_arch) return normalize(*inputs.header_arch);
+    // Symbols only an arch's own Kconfig defines, most specific first.
+    static const std::pair<const char*, const char*> by_symbol[] = {
+        {"X86_64", "x86_64"}, {"X86_32", "i386"},         {"ARM64", "arm64"},
+        {"ARM", "arm"},       {"RISCV", "riscv"},         {"PPC", "powerpc"},
+        {"MIPS", "mips"},     {"LOONGARCH", "loongarch"}, {"X86", "x86"},
+    };
+    for (auto [symbol, arch] : by_symbol) {
+        if (inputs.get_bool(symbol).value_or(false)) return std::string(arch);
+    }
+    return std::nullopt;
+}
+
+std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
+                                                   Diagnostics& diags) {
+    kconfig::Config inputs;
+    if (!kconfig::load(options.config_files, options.sets, inputs, diags)) return std::nullopt;
+    for (const auto& name : options.unsets) // --unset: as if no input had set it
+        inputs.erase(name);
+    if (!options.kernel_tree) {
+        kconfig::Evaluation plain;
+        plain.config = std::move(inputs);
+        return plain;
+    }
+    auto unevaluated = [&](const std::string& why) {
+        diags.note({},
+                   fmt::format("Kconfig of {} not evaluated: {}; the inputs are used as given",
+                               *options.kernel_tree, why),
+                   "kconfig-not-evaluated");
+        kconfig::Evaluation plain;
+        plain.config = std::move(inputs);
+        return plain;
+    };
+    // A directory with only part of a tree (device trees and headers) still serves as include
+    // path and version; without a top Kconfig there is nothing to evaluate.
+    if (!std::filesystem::exists(std::filesystem::path(*options.kernel_tree) / "Kconfig"))
+        return unevaluated("it has no top-level Kconfig");
+    auto arch = kconfig_arch(options, inputs);
+    if (!arch)
+        return unevaluated("the architecture is unknown (give --arch: arm64, arm, x86_64, x86, "
+                           "riscv, powerpc, mips, loongarch)");
+    kconfig::EvalOptions eval_options;
+    eval_options.run_shell = options.kconfig_shell;
+    // kbuild takes CROSS_COMPILE and LLVM from the environment; its own CC/LD definitions
+    // override environment variables of those names.
+    for (const char* name : {"CROSS_COMPILE", "LLVM"}) {
+        if (const char* value = std::getenv(name)) eval_options.env[name] = value;
+    }
+    eval_options.input_order = options.config_files;
+    auto result = kconfig::evaluate(*options.kernel_tree, *arch, inputs, eval_options, diags);
+    if (!result) return std::nullopt;
+    if (!result->assumptions.empty()) {
+        const auto& first = result->assumptions.front();
+        diags.note({},
+                   fmt::format("Kconfig: {} toolchain probes were not run but answered as a build "
+                               "with gcc 12 would see them (first: '{}' → '{}'); "
+                               "--kconfig-shell runs them",
+                               result->assumptions.size(), first.command, first.result),
+                   "kconfig-assumption");
+    }
+    return result;
+}
+
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags) {
-    kconfig::Config config;
-    if (!kconfig::load(options.config_files, options.sets, config, diags)) return std::nullopt;
-    for (const auto& name : options.unsets)
-        config.erase(name);
-    return config;
+    auto result = evaluate_config(options, diags);
+    if (!result) return std::nullopt;
+    return std::move(result->config);
 }
 
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags) {

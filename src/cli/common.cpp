@@ -18,6 +18,9 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
                    "X.Y[.Z] whose rules apply (default: config header, --kernel-tree, newest)");
     cmd.add_option("--kernel-tree", options.kernel_tree, "a kernel source tree")
         ->check(CLI::ExistingDirectory);
+    cmd.add_flag("--kconfig-shell", options.kconfig_shell,
+                 "with --kernel-tree: run Kconfig's toolchain probes (CROSS_COMPILE, LLVM from the "
+                 "environment) instead of assuming Debian's gcc 12");
 }
 
 void print_diagnostics(const Diagnostics& diags) {

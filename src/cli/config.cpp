@@ -15,20 +15,18 @@ void register_config(CLI::App& app, int& exit_code) {
         ->check(CLI::IsMember({"config", "json"}));
     cmd->callback([options, format, &exit_code] {
         Diagnostics diags;
-        auto config = load_config(*options, diags);
+        auto evaluation = evaluate_config(*options, diags);
         print_diagnostics(diags); // redefinition warnings and errors, gcc-style, on stderr
-        if (!config || diags.has_errors()) {
+        if (!evaluation || diags.has_errors()) {
             exit_code = exit_input_error;
             return;
         }
-        if (options->kernel_tree) {
-            std::cerr << "cmalign: note: --kernel-tree: Kconfig evaluation is not implemented yet; "
-                         "showing the merged inputs only\n";
-        }
         if (*format == "json")
-            std::cout << kconfig::to_json(*config).dump(2) << '\n';
+            std::cout << kconfig::to_json(evaluation->config).dump(2) << '\n';
+        else if (!evaluation->dotconfig.empty())
+            std::cout << evaluation->dotconfig; // as conf_write() writes it, menu comments included
         else
-            std::cout << kconfig::to_config_text(*config);
+            std::cout << kconfig::to_config_text(evaluation->config);
         exit_code = exit_clean;
     });
 }

@@ -191,8 +191,10 @@ private:
         return true;
     }
 
-    static StepInput input(const kconfig::Entry& e) {
-        return {"CONFIG_" + e.name, e.value, e.where};
+    StepInput input(const kconfig::Entry& e) const {
+        auto how = cfg_.decided_by.find(e.name);
+        return {"CONFIG_" + e.name, e.value, e.where,
+                how == cfg_.decided_by.end() ? std::string{} : how->second};
     }
     static StepInput assumed(std::string_view symbol, std::string value) {
         return {fmt::format("CONFIG_{}", symbol), std::move(value), {}};

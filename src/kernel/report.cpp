@@ -101,6 +101,9 @@ std::string value_text(const Step& s) {
 
 std::string input_text(const StepInput& in) {
     if (!in.where.known()) return fmt::format("{}={} (assumed default)", in.symbol, in.value);
+    if (!in.decided_by.empty())
+        return fmt::format("{}={} ({}, Kconfig {}:{})", in.symbol, in.value, in.decided_by,
+                           in.where.file, in.where.line);
     if (in.where.line > 0)
         return fmt::format("{}={} ({}:{})", in.symbol, in.value, in.where.file, in.where.line);
     return fmt::format("{}={} ({})", in.symbol, in.value, in.where.file);

@@ -56,25 +56,26 @@ def _run(command, **request):
     return _json.loads(result)
 
 
-def calc(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None):
+def calc(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False):
     """What the kernel computes for a configuration: page size, max order, pageblock_order and
     ``cma_min_alignment_bytes`` with the derivation of each (the ``cmalign calc`` object).
 
     configs: .config, defconfig or fragment files, later ones override earlier ones.
     sets: ``{"CONFIG_X": "y"}`` applied after the files (values ``str``, ``int`` or ``bool``).
     arch, kernel_version, kernel_tree: as ``--arch``, ``--kernel-version``, ``--kernel-tree``.
+    kconfig_shell: run Kconfig's toolchain probes (``--kconfig-shell``) instead of assuming them.
 
     >>> calc(arch="arm64", kernel_version="6.16",
     ...      sets={"CONFIG_ARM64_16K_PAGES": "y"})["cma_min_alignment_bytes"]
     33554432
     """
     return _run("calc", configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree)
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
 
 
 def check(files, configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None,
           include_dirs=(), defines=None, bootargs=None, switches=(), werror=False,
-          affected_by=(), jobs=None, overlays=(), sweep_versions=None, sweep_page_sizes=None):
+          affected_by=(), jobs=None, overlays=(), sweep_versions=None, sweep_page_sizes=None, kconfig_shell=False):
     """Every reservation the kernel will reject (the ``cmalign check`` object: ``alignment``,
     ``regions``, ``diagnostics``, ``summary``).
 
@@ -90,7 +91,7 @@ def check(files, configs=(), sets=None, arch=None, kernel_version=None, kernel_t
     Configuration keywords as in :func:`calc`.
     """
     return _run("check", files=list(files), configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree,
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None,
                 include_dirs=list(include_dirs), defines=defines, bootargs=bootargs,
                 switches=list(switches), werror=werror, affected_by=list(affected_by), jobs=jobs,
                 overlays=list(overlays), sweep_versions=sweep_versions,
@@ -98,7 +99,7 @@ def check(files, configs=(), sets=None, arch=None, kernel_version=None, kernel_t
 
 
 def fix(file, out=None, in_place=False, diff=False, configs=(), sets=None, arch=None,
-        kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, bootargs=None):
+        kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, bootargs=None, kconfig_shell=False):
     """CMA pool sizes rounded up to the kernel's alignment where they are written (the
     ``cmalign fix`` object: ``edits``, ``diagnostics``, ``written``, ``alignment``).
 
@@ -108,12 +109,12 @@ def fix(file, out=None, in_place=False, diff=False, configs=(), sets=None, arch=
     base) are in ``"diagnostics"``. Other keywords as in :func:`check`.
     """
     return _run("fix", file=file, out=out, in_place=in_place, diff=diff, configs=list(configs),
-                sets=sets, arch=arch, kernel_version=kernel_version, kernel_tree=kernel_tree,
+                sets=sets, arch=arch, kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None,
                 include_dirs=list(include_dirs), defines=defines, bootargs=bootargs)
 
 
 def suggest(files=(), target_alignment=None, configs=(), sets=None, arch=None,
-            kernel_version=None, kernel_tree=None, include_dirs=(), defines=None):
+            kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, kconfig_shell=False):
     """Configuration changes that make the pools valid without growing them, best first (the
     ``cmalign suggest`` object: ``suggestions``, ``needed_alignment_bytes``, ...).
 
@@ -121,7 +122,7 @@ def suggest(files=(), target_alignment=None, configs=(), sets=None, arch=None,
     """
     return _run("suggest", files=list(files), target_alignment=target_alignment,
                 configs=list(configs), sets=sets, arch=arch, kernel_version=kernel_version,
-                kernel_tree=kernel_tree, include_dirs=list(include_dirs), defines=defines)
+                kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, include_dirs=list(include_dirs), defines=defines)
 
 
 def table(arch="arm64", kernel_version=None):
@@ -130,10 +131,10 @@ def table(arch="arm64", kernel_version=None):
     return _run("table", arch=arch, kernel_version=kernel_version)
 
 
-def config(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None):
+def config(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False):
     """The configuration after merging the inputs: ``{"symbols": {"CONFIG_X": "value"}}``."""
     return _run("config", configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree)
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
 
 
 def tree(file, path="/", format="json", include_dirs=(), defines=None, kernel_tree=None):
@@ -149,7 +150,7 @@ def _text(value):
 
 def pcp(memory=None, zones=None, zoneinfo=None, cpus=None, sysctls=None, sysctl_file=None,
         bootargs=None, dt=None, vendor_params=(), memory_base=None, configs=(), sets=None,
-        arch=None, kernel_version=None, kernel_tree=None):
+        arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False):
     """Per-CPU page lists and watermarks as the kernel computes them (the ``cmalign pcp``
     object: batch, high_min/high_max, min_free_kbytes, watermarks, by_scale, zones).
 
@@ -167,23 +168,23 @@ def pcp(memory=None, zones=None, zoneinfo=None, cpus=None, sysctls=None, sysctl_
                 sysctls=sysctls, sysctl_file=sysctl_file, bootargs=bootargs, dt=dt,
                 vendor_params=list(vendor_params), memory_base=_text(memory_base),
                 configs=list(configs), sets=sets, arch=arch, kernel_version=kernel_version,
-                kernel_tree=kernel_tree)
+                kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
 
 
 def heap(size, available_order=None, configs=(), sets=None, arch=None, kernel_version=None,
-         kernel_tree=None):
+         kernel_tree=None, kconfig_shell=False):
     """The dma-buf system heap's chunk plan for one allocation of ``size`` (bytes or "10M"):
     the ``cmalign heap`` object (page_size, orders, chunks, sg_entries, total_bytes).
     available_order: the plan when blocks above that order are exhausted."""
     return _run("heap", size=_text(size), available_order=available_order,
                 configs=list(configs), sets=sets, arch=arch, kernel_version=kernel_version,
-                kernel_tree=kernel_tree)
+                kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
 
 
 def explain(log, board, configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None,
-            include_dirs=(), defines=None, bootargs=None):
+            include_dirs=(), defines=None, bootargs=None, kconfig_shell=False):
     """What a boot log shows happened to each reservation of ``board``, why, and the fix (the
     ``cmalign explain`` object: kernel_version, nodes, unmatched_log_lines)."""
     return _run("explain", log=log, board=board, configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree,
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None,
                 include_dirs=list(include_dirs), defines=defines, bootargs=bootargs)

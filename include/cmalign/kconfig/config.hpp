@@ -36,6 +36,10 @@ public:
     // Header "# Linux/arm64 6.12.117 Kernel Configuration" of the first file that has one.
     std::optional<std::string> header_arch;
     std::optional<std::string> header_version;
+    // Filled by Kconfig evaluation (kconfig_tree.hpp) for values the inputs did not give: how the
+    // entry's `where` (a Kconfig file:line) decided it: "default", "selected by DMA_CMA",
+    // "implied by X", "range", "choice", "no default".
+    std::map<std::string, std::string, std::less<>> decided_by;
 
     // Sets (or overrides) a symbol; returns the entry it replaced, if any.
     std::optional<Entry> set(Entry e);

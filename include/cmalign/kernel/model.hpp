@@ -33,6 +33,9 @@ struct StepInput {
     std::string symbol; // with CONFIG_ prefix
     std::string value;
     Location where; // file:line, or file empty when assumed (a Kconfig default)
+    // When Kconfig evaluation decided the value: how ("selected by DMA_CMA", "default");
+    // `where` is then the Kconfig file:line.
+    std::string decided_by = {};
 };
 
 struct Step {

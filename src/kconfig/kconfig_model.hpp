@@ -1,0 +1,134 @@
+// The parsed Kconfig tree: menus, symbols, properties and expressions, as scripts/kconfig keeps
+// them (lkc.h, expr.h), with indices instead of pointers so that a parsed tree can be copied
+// for each evaluation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cmalign/core/diagnostic.hpp"
+#include "cmalign/kconfig/kconfig_tree.hpp"
+
+namespace cmalign::kconfig::model {
+
+enum class Tri : std::uint8_t { no = 0, mod = 1, yes = 2 };
+inline Tri tri_and(Tri a, Tri b) {
+    return a < b ? a : b;
+}
+inline Tri tri_or(Tri a, Tri b) {
+    return a > b ? a : b;
+}
+inline Tri tri_not(Tri a) {
+    return static_cast<Tri>(2 - static_cast<int>(a));
+}
+
+enum class Type : std::uint8_t { unknown, boolean, tristate, integer, hex, string };
+
+enum class Op : std::uint8_t {
+    symbol,
+    not_,
+    and_,
+    or_,
+    equal,
+    unequal,
+    less,
+    less_equal,
+    greater,
+    greater_equal
+};
+
+constexpr int none = -1;
+
+struct Expr {
+    Op op = Op::symbol;
+    int left = none;  // sub-expression (not/and/or) or symbol (symbol, comparisons)
+    int right = none; // sub-expression (and/or) or symbol (comparisons)
+};
+
+enum class PropKind : std::uint8_t { prompt, menu, comment, default_, select, imply, range };
+
+struct Property {
+    PropKind kind = PropKind::default_;
+    int menu = none;    // the menu entry that holds it
+    int expr = none;    // default value; for range: none (see lo/hi)
+    int target = none;  // select/imply: the symbol; range: lo symbol
+    int target2 = none; // range: hi symbol
+    int visible = none; // its condition, with the entry's dependencies once finalized
+    std::string text;   // prompt text
+    Location where;
+};
+
+enum SymFlag : std::uint16_t {
+    sym_const = 1,
+    sym_choice = 2,
+    sym_choice_value = 4,
+    sym_transitional = 8,
+};
+
+struct Symbol {
+    std::string name;
+    Type type = Type::unknown;
+    std::uint16_t flags = 0;
+    std::vector<int> props; // in definition order (menu_add_prop appends)
+    std::vector<int> menus;
+    int dir_dep = none, rev_dep = none, implied = none;
+    int choice_menu = none; // for choice values: the choice's menu
+    // select/imply terms, for provenance: (selecting symbol, property)
+    std::vector<std::pair<int, int>> selectors, impliers;
+};
+
+struct Menu {
+    int sym = none;
+    int prompt = none; // property
+    int dep = none;
+    int visibility = none;
+    int parent = none;
+    std::vector<int> children;
+    bool is_choice = false;
+    bool optional = false;           // 6.1 `optional` choices
+    std::vector<int> choice_members; // choice menus: member symbols in parse order
+    Location where;
+};
+
+// One parsed tree; immutable after parse().
+struct Tree {
+    std::vector<Symbol> symbols;
+    std::unordered_map<std::string, int> by_name;
+    std::vector<Expr> exprs;
+    std::vector<Property> props;
+    std::vector<Menu> menus; // menus[0] is the root (mainmenu)
+    int sym_yes = none, sym_mod = none, sym_no = none, modules_sym = none;
+    int version_major = 0, version_minor = 0;
+    std::vector<Assumption> assumptions;
+    std::vector<std::string> files; // every file read, for cache invalidation
+
+    int lookup(const std::string& name, bool is_const);
+    int find(const std::string& name) const {
+        auto it = by_name.find(name);
+        return it == by_name.end() ? none : it->second;
+    }
+    int add_expr(Op op, int l, int r) {
+        exprs.push_back({op, l, r});
+        return static_cast<int>(exprs.size()) - 1;
+    }
+    int make_and(int a, int b) { return a == none ? b : b == none ? a : add_expr(Op::and_, a, b); }
+    int make_or(int a, int b) { return a == none ? b : b == none ? a : add_expr(Op::or_, a, b); }
+    int make_symbol(int s) { return add_expr(Op::symbol, s, none); }
+};
+
+struct ParseInput {
+    std::string tree;    // srctree
+    std::string arch;    // make ARCH
+    std::string srcarch; // SRCARCH
+    std::string kernel_version;
+    EvalOptions options;
+};
+
+// Reads <tree>/Kconfig and every file it sources, then finalizes the menus as menu_finalize()
+// does. Errors (located) go to diags; returns false on any error.
+bool parse(const ParseInput& input, Tree& tree, Diagnostics& diags);
+
+} // namespace cmalign::kconfig::model

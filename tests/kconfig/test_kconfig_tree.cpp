@@ -1,0 +1,411 @@
+// Kconfig language and evaluation rules on small hand-made trees: each case is a rule of
+// scripts/kconfig (named in the test), checked through olddefconfig()/evaluate().
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "cmalign/kconfig/kconfig_tree.hpp"
+
+namespace fs = std::filesystem;
+using cmalign::Diagnostics;
+using cmalign::Severity;
+using cmalign::kconfig::Config;
+using cmalign::kconfig::EvalOptions;
+using cmalign::kconfig::Evaluation;
+
+namespace {
+
+// A throw-away kernel tree: top Makefile, arch/test, and the given Kconfig files.
+class MiniTree {
+public:
+    explicit MiniTree(const std::string& version = "6.12") {
+        static std::atomic<int> counter{0};
+        root_ = fs::temp_directory_path() /
+                ("cmalign-kconfig-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        fs::create_directories(root_ / "arch" / "test");
+        auto dot = version.find('.');
+        write("Makefile", "VERSION = " + version.substr(0, dot) + "\nPATCHLEVEL = " +
+                              version.substr(dot + 1) + "\nSUBLEVEL = 0\nEXTRAVERSION =\n");
+    }
+    ~MiniTree() {
+        std::error_code ec;
+        fs::remove_all(root_, ec);
+    }
+    void write(const std::string& rel, const std::string& text) {
+        fs::create_directories((root_ / rel).parent_path());
+        std::ofstream(root_ / rel) << text;
+    }
+    std::string path() const { return root_.string(); }
+
+    std::optional<Evaluation> eval(const std::string& config, Diagnostics& diags,
+                                   EvalOptions options = {}) {
+        Config inputs;
+        cmalign::kconfig::read_fragment(config, "in.config", inputs, diags);
+        options.input_order = {"in.config"};
+        return cmalign::kconfig::evaluate(path(), "test", inputs, options, diags);
+    }
+    // The value kconfig writes for a symbol; "" when it writes no line.
+    std::string value(const std::string& kconfig, const std::string& config,
+                      const std::string& symbol) {
+        write("Kconfig", kconfig);
+        Diagnostics diags;
+        auto r = eval(config, diags);
+        REQUIRE_MESSAGE(r, (diags.items().empty() ? "" : diags.items().front().message));
+        auto* e = r->config.find(symbol);
+        return e ? e->value : "";
+    }
+
+private:
+    fs::path root_;
+};
+
+std::string first_error(const Diagnostics& diags) {
+    for (const auto& d : diags.items())
+        if (d.severity == Severity::error)
+            return d.where.file + ":" + std::to_string(d.where.line) + ": " + d.message;
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("kconfig: default, depends on and visibility (sym_calc_value)") {
+    MiniTree t;
+    const std::string k = R"K(
+config B
+	bool "b"
+config A
+	bool "a"
+	default y
+	depends on B
+config C
+	bool
+	default y if B
+	default n
+)K";
+    CHECK(t.value(k, "CONFIG_B=y\n", "A") == "y");
+    CHECK(t.value(k, "CONFIG_B=y\n", "C") == "y");
+    CHECK(t.value(k, "", "A") == "");  // invisible, no default: not written at all
+    CHECK(t.value(k, "", "B") == "n"); // visible: written as "is not set"
+    CHECK(t.value(k, "CONFIG_B=y\nCONFIG_A=n\n", "A") == "n"); // the user's n wins over default
+}
+
+TEST_CASE("kconfig: select forces a value past dependencies; the provenance names it") {
+    MiniTree t;
+    t.write("Kconfig", R"K(
+config DEP
+	bool "dep"
+config CMA
+	bool "cma"
+	depends on DEP
+config DMA_CMA
+	bool "dma cma"
+	select CMA
+)K");
+    Diagnostics diags;
+    auto r = t.eval("CONFIG_DMA_CMA=y\n", diags);
+    REQUIRE(r);
+    CHECK(r->config.find("CMA")->value == "y");
+    CHECK(r->config.find("CMA")->where.file == "Kconfig");
+    CHECK(r->config.find("CMA")->where.line == 9); // the `select` line
+    CHECK(r->config.decided_by.at("CMA") == "selected by DMA_CMA");
+    // The input's own entry keeps its location.
+    CHECK(r->config.find("DMA_CMA")->where.file == "in.config");
+}
+
+TEST_CASE("kconfig: imply gives a default the user can refuse, within dependencies") {
+    MiniTree t;
+    const std::string k = R"K(
+config OK
+	bool "ok"
+config X
+	bool "x"
+	imply Y
+config Y
+	bool "y"
+	depends on OK
+)K";
+    CHECK(t.value(k, "CONFIG_X=y\nCONFIG_OK=y\n", "Y") == "y");
+    CHECK(t.value(k, "CONFIG_X=y\nCONFIG_OK=y\nCONFIG_Y=n\n", "Y") == "n");
+    // Dependency off: the imply still makes kconfig write it (SYMBOL_WRITE), as n.
+    CHECK(t.value(k, "CONFIG_X=y\n", "Y") == "n");
+    CHECK(t.value(k, "", "Y") == ""); // no imply active, invisible: no line at all
+}
+
+TEST_CASE("kconfig: tristate m becomes y without MODULES; m stays with it") {
+    MiniTree t;
+    const std::string k = R"K(
+config MODULES
+	bool "modules"
+	modules
+config T
+	tristate "t"
+	default m
+)K";
+    CHECK(t.value(k, "", "T") == "y");
+    CHECK(t.value(k, "CONFIG_MODULES=y\n", "T") == "m");
+}
+
+TEST_CASE("kconfig: choices take the user's y, else the default, else the first visible") {
+    MiniTree t;
+    const std::string k = R"K(
+choice
+	prompt "page size"
+	default P16 if BIG
+config P4
+	bool "4k"
+config P16
+	bool "16k"
+config P64
+	bool "64k"
+endchoice
+config BIG
+	bool "big"
+)K";
+    CHECK(t.value(k, "", "P4") == "y");
+    CHECK(t.value(k, "", "P16") == "n");
+    CHECK(t.value(k, "CONFIG_BIG=y\n", "P16") == "y");
+    CHECK(t.value(k, "CONFIG_P64=y\n", "P64") == "y");
+    CHECK(t.value(k, "CONFIG_P64=y\n", "P4") == "n");
+    // Two members set to y: the later line wins (confdata.c moves it to the front).
+    CHECK(t.value(k, "CONFIG_P64=y\nCONFIG_P16=y\n", "P16") == "y");
+}
+
+TEST_CASE("kconfig: 6.1 choices (a choice symbol) pick the same way") {
+    MiniTree t("6.1");
+    const std::string k = R"K(
+choice
+	prompt "page size"
+	default P16 if BIG
+config P4
+	bool "4k"
+config P16
+	bool "16k"
+endchoice
+config BIG
+	bool "big"
+)K";
+    CHECK(t.value(k, "", "P4") == "y");
+    CHECK(t.value(k, "CONFIG_BIG=y\n", "P16") == "y");
+    CHECK(t.value(k, "CONFIG_P16=y\n", "P4") == "n");
+}
+
+TEST_CASE("kconfig: int ranges: 6.8+ clamps a user value, 6.1 drops it for the default") {
+    const std::string k = R"K(
+config ORDER
+	int "order"
+	range 1 10
+	default 5
+)K";
+    MiniTree new_tree("6.12");
+    CHECK(new_tree.value(k, "CONFIG_ORDER=42\n", "ORDER") == "10");
+    CHECK(new_tree.value(k, "CONFIG_ORDER=7\n", "ORDER") == "7");
+    MiniTree old_tree("6.1");
+    CHECK(old_tree.value(k, "CONFIG_ORDER=42\n", "ORDER") == "5");
+    CHECK(old_tree.value(k, "CONFIG_ORDER=0\n", "ORDER") == "5");
+}
+
+TEST_CASE("kconfig: int/hex defaults come from symbols; invalid user values are ignored") {
+    MiniTree t;
+    const std::string k = R"K(
+config BASE
+	hex
+	default 0x1000
+config SIZE
+	hex "size"
+	default BASE
+config COUNT
+	int "count"
+	default 3
+)K";
+    CHECK(t.value(k, "", "SIZE") == "0x1000");
+    CHECK(t.value(k, "CONFIG_COUNT=07\n", "COUNT") ==
+          "3"); // leading zero: sym_string_valid() says no
+    CHECK(t.value(k, "CONFIG_COUNT=-4\n", "COUNT") == "-4");
+}
+
+TEST_CASE("kconfig: comparisons compare numbers as numbers and strings as strings") {
+    MiniTree t;
+    const std::string k = R"K(
+config N
+	int "n"
+	default 12
+config S
+	string "s"
+	default "abc"
+config BIGGER
+	def_bool N > 9
+config SAME
+	def_bool S = "abc"
+config HEXCMP
+	def_bool 0x10 = 16
+)K";
+    CHECK(t.value(k, "", "BIGGER") == "y"); // 12 > 9 numerically, "12" < "9" as text
+    CHECK(t.value(k, "", "SAME") == "y");
+    CHECK(t.value(k, "", "HEXCMP") == "y"); // both constants: strtoll(.., 0) reads 0x10
+}
+
+TEST_CASE("kconfig: macros: :=, =, +=, user functions, $(filename), $(lineno), $(info)") {
+    MiniTree t;
+    const std::string k = R"K(
+simple := one
+recursive = $(simple)-$(1)
+simple := two
+list := a
+list += b
+join = $(1)+$(2)
+config TEXT
+	string "t"
+	default "$(recursive,x) $(list) $(join,p,q) $(filename):$(lineno)$(info,hello)"
+)K";
+    CHECK(t.value(k, "", "TEXT") == "two-x a b p+q Kconfig:10");
+}
+
+TEST_CASE("kconfig: $(shell,...) is assumed by default and run with run_shell") {
+    MiniTree t;
+    t.write("Kconfig", R"K(
+if-success = $(shell,{ $(1); } >/dev/null 2>&1 && echo "$(2)" || echo "$(3)")
+success = $(if-success,$(1),y,n)
+config FROM_SHELL
+	string "s"
+	default "$(shell,echo hello)"
+config TESTED
+	def_bool $(success,test "a" = "a")
+)K");
+    {
+        Diagnostics diags;
+        auto r = t.eval("", diags);
+        REQUIRE(r);
+        CHECK(r->config.find("FROM_SHELL")->value == ""); // not run
+        CHECK(r->config.find("TESTED")->value == "y");    // plain `test`: answered exactly
+        REQUIRE(r->assumptions.size() == 1);
+        CHECK(r->assumptions.front().command == "echo hello");
+    }
+    {
+        Diagnostics diags;
+        EvalOptions options;
+        options.run_shell = true;
+        auto r = t.eval("", diags, options);
+        REQUIRE(r);
+        CHECK(r->config.find("FROM_SHELL")->value == "hello");
+        CHECK(r->config.find("TESTED")->value == "y");
+        CHECK(r->assumptions.empty());
+    }
+}
+
+TEST_CASE("kconfig: if/endif and menus propagate dependencies; .config text has menu comments") {
+    MiniTree t;
+    t.write("Kconfig", R"K(
+mainmenu "Test $(ARCH) Kernel Configuration"
+config GATE
+	bool "gate"
+if GATE
+config INNER
+	bool "inner"
+	default y
+endif
+menu "Things"
+	visible if GATE
+config SHOWN
+	bool "shown"
+	default y
+endmenu
+comment "a comment"
+	depends on GATE
+)K");
+    Diagnostics diags;
+    auto r = t.eval("", diags);
+    REQUIRE(r);
+    CHECK(r->config.find("INNER") == nullptr);
+    CHECK(r->config.find("SHOWN") != nullptr); // menu invisible, symbol still written (default y)
+    CHECK(r->dotconfig ==
+          "#\n# Automatically generated file; DO NOT EDIT.\n# Test test Kernel Configuration\n#\n"
+          "# CONFIG_GATE is not set\nCONFIG_SHOWN=y\n");
+    Diagnostics d2;
+    auto on = t.eval("CONFIG_GATE=y\n", d2);
+    REQUIRE(on);
+    CHECK(on->dotconfig ==
+          "#\n# Automatically generated file; DO NOT EDIT.\n# Test test Kernel Configuration\n#\n"
+          "CONFIG_GATE=y\nCONFIG_INNER=y\n\n#\n# Things\n#\nCONFIG_SHOWN=y\n# end of Things\n"
+          "\n#\n# a comment\n#\n");
+}
+
+TEST_CASE("kconfig: help text ends by indentation; keywords inside it are text") {
+    MiniTree t;
+    const std::string k = "config A\n\tbool \"a\"\n\tdefault y\n\thelp\n\t  config NOT_A_SYMBOL\n\n"
+                          "\t  endif is fine here\nconfig B\n\tbool \"b\"\n";
+    CHECK(t.value(k, "", "A") == "y");
+    CHECK(t.value(k, "", "B") == "n");
+    CHECK(t.value(k, "", "NOT_A_SYMBOL") == "");
+}
+
+TEST_CASE("kconfig: source, rsource and osource with globs") {
+    MiniTree t;
+    t.write("Kconfig", "source \"sub/Kconfig\"\nosource \"missing/Kconfig\"\n");
+    t.write("sub/Kconfig", "rsource \"parts/*.kconfig\"\n");
+    t.write("sub/parts/a.kconfig", "config PA\n\tdef_bool y\n");
+    t.write("sub/parts/b.kconfig", "config PB\n\tdef_bool PA\n");
+    Diagnostics diags;
+    auto r = t.eval("", diags);
+    REQUIRE_MESSAGE(r, first_error(diags));
+    CHECK(r->config.find("PB")->value == "y");
+    CHECK(r->config.find("PB")->where.file == "sub/parts/b.kconfig");
+}
+
+TEST_CASE("kconfig: bad input gives a located error, never a crash") {
+    struct Case {
+        const char* name;
+        std::string kconfig;
+        const char* message;
+        int line;
+    };
+    const Case cases[] = {
+        {"unterminated if", "config A\n\tbool \"a\"\nif A\nconfig B\n\tbool \"b\"\n",
+         "'if' without a matching 'endif'", 3},
+        {"unknown keyword", "config A\n\tbool \"a\"\n\tfrobnicate y\n",
+         "unknown statement \"frobnicate\"", 3},
+        {"macro recursion", "X = $(X)\nconfig A\n\tbool \"$(X)\"\n", "recursive variable", 3},
+        {"missing source", "\n\nsource \"nowhere/Kconfig\"\n",
+         "can't open file \"nowhere/Kconfig\"", 3},
+        {"stray endmenu", "endmenu\n", "unexpected 'endmenu'", 1},
+        {"unterminated reference", "config A\n\tbool \"$(shell,echo\"\n", "missing ')'", 2},
+        {"error-if", "$(error-if,y,stop here)\n", "stop here", 1},
+        {"self-sourcing", "source \"Kconfig\"\n", "recursive inclusion", 1},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.name);
+        MiniTree t;
+        t.write("Kconfig", c.kconfig);
+        Diagnostics diags;
+        auto r = t.eval("", diags);
+        CHECK(!r);
+        REQUIRE(diags.has_errors());
+        const auto* err = &diags.items().front();
+        for (const auto& d : diags.items())
+            if (d.severity == Severity::error) err = &d;
+        CHECK(err->message.find(c.message) != std::string::npos);
+        CHECK(err->where.line == c.line);
+        CHECK(err->where.file.ends_with("Kconfig"));
+    }
+}
+
+TEST_CASE("kconfig: hostile nesting is bounded") {
+    MiniTree t;
+    std::string deep(200000, '(');
+    t.write("Kconfig", "config A\n\tdef_bool " + deep + "y\n");
+    Diagnostics diags;
+    CHECK(!t.eval("", diags));
+    CHECK(first_error(diags).find("nested too deeply") != std::string::npos);
+
+    std::string macro = "X := ";
+    for (int i = 0; i < 5000; ++i)
+        macro += "$(";
+    MiniTree t2;
+    t2.write("Kconfig", macro + "\n");
+    Diagnostics d2;
+    CHECK(!t2.eval("", d2));
+    CHECK(d2.has_errors());
+}
