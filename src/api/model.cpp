@@ -38,7 +38,8 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
     return v;
 }
 
-std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags) {
+std::optional<kconfig::Config> load_config(const ConfigOptions& given, Diagnostics& diags) {
+    const ConfigOptions options = resolve_config_options(given, {}, diags);
     kconfig::Config config;
     if (!kconfig::load(options.config_files, options.sets, config, diags)) return std::nullopt;
     return config;
@@ -68,7 +69,8 @@ std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diag
     return out;
 }
 
-std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags) {
+std::optional<kernel::Model> load_model(const ConfigOptions& given, Diagnostics& diags) {
+    const ConfigOptions options = resolve_config_options(given, {}, diags);
     auto derive_options = kernel_options(options, diags);
     if (!derive_options) return std::nullopt;
     auto config = load_config(options, diags);
