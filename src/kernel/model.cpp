@@ -1045,17 +1045,17 @@ void Deriver::resolve_cma() {
 // assumptions: which ones and how to get the exact answer.
 void Deriver::note_assumed_inputs() {
     if (complete_config()) return;
-    std::vector<std::string> assumed;
-    for (const auto& step : m_.derivation)
-        for (const auto& in : step.inputs) {
+    std::vector<std::string> guesses;
+    for (const auto& done : m_.derivation)
+        for (const auto& in : done.inputs) {
             if (in.where.known()) continue;
             auto text = fmt::format("{}={}", in.symbol, in.value);
-            if (std::find(assumed.begin(), assumed.end(), text) == assumed.end())
-                assumed.push_back(std::move(text));
+            if (std::find(guesses.begin(), guesses.end(), text) == guesses.end())
+                guesses.push_back(std::move(text));
         }
-    if (assumed.empty()) return;
+    if (guesses.empty()) return;
     std::string list;
-    for (const auto& a : assumed)
+    for (const auto& a : guesses)
         list += (list.empty() ? "" : ", ") + a;
     Diagnostic d;
     d.severity = Severity::note;

@@ -121,7 +121,8 @@ TEST_CASE("arch from a DTS path arch/<arch>/boot/dts, then from ARCH") {
 
 TEST_CASE("arch/x86/configs: the file name tells 32 from 64 bits") {
     FakeTree t;
-    for (auto [file, arch] : {std::pair{"x86_64_defconfig", "x86_64"}, {"i386_defconfig", "x86"}}) {
+    using Case = std::pair<const char*, const char*>;
+    for (auto [file, arch] : {Case{"x86_64_defconfig", "x86_64"}, Case{"i386_defconfig", "x86"}}) {
         ConfigOptions given;
         given.config_files = {(t.root / "arch/x86/configs" / file).string()};
         Diagnostics d;
