@@ -1066,9 +1066,10 @@ void Deriver::note_assumed_inputs() {
         "inside the tree)",
         list,
         m_.cma_assumed || m_.dma_cma_assumed
-            ? " (CMA and DMA_CMA assumed on, so reusable shared-dma-pool regions are checked as "
-              "CMA pools)"
-            : "");
+            ? fmt::format(" ({} assumed on, so reusable shared-dma-pool regions are checked as "
+                          "CMA pools)",
+                          m_.cma_assumed ? "CMA and DMA_CMA" : "DMA_CMA")
+            : std::string());
     m_.diagnostics.push_back(d);
     diags_.add(std::move(d));
 }
