@@ -49,7 +49,7 @@ fs::path absolute_of(const std::string& path, const std::string& cwd) {
 }
 
 // The arch directory names of the arches cmalign models, as arch/<dir>/ spells them.
-constexpr std::array<std::string_view, 7> arch_dirs = {"arm64", "arm",       "x86", "riscv",
+constexpr std::array<std::string_view, 7> arch_dirs = {"arm64",   "arm",       "x86", "riscv",
                                                        "powerpc", "loongarch", "mips"};
 
 // "arch/<dir>/configs/…" or "arch/<dir>/boot/dts/…" anywhere in the path → the arch it names.
@@ -62,9 +62,9 @@ std::optional<std::string> arch_from_path(const fs::path& path, bool config) {
         if (parts[i] != "arch") continue;
         const auto& dir = parts[i + 1];
         if (std::find(arch_dirs.begin(), arch_dirs.end(), dir) == arch_dirs.end()) continue;
-        bool match = config ? parts[i + 2] == "configs"
-                            : (parts[i + 2] == "boot" && i + 4 < parts.size() &&
-                               parts[i + 3] == "dts");
+        bool match =
+            config ? parts[i + 2] == "configs"
+                   : (parts[i + 2] == "boot" && i + 4 < parts.size() && parts[i + 3] == "dts");
         if (!match) continue;
         if (dir == "x86") {
             auto name = path.filename().string();
@@ -132,10 +132,9 @@ ConfigOptions resolve_config_options(const ConfigOptions& options,
     }
 
     if (!out.arch) {
-        bool header = std::any_of(options.config_files.begin(), options.config_files.end(),
-                                  [&](const auto& c) {
-                                      return has_kconfig_header(absolute_of(c, env.cwd));
-                                  });
+        bool header =
+            std::any_of(options.config_files.begin(), options.config_files.end(),
+                        [&](const auto& c) { return has_kconfig_header(absolute_of(c, env.cwd)); });
         std::optional<std::pair<std::string, std::string>> found; // arch, from what
         if (!header) {
             for (const auto& c : options.config_files)

@@ -111,7 +111,8 @@ void for_each_input(std::size_t count, unsigned jobs,
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
     Diagnostics config_diags;
-    const ConfigOptions config = resolve_config_options(request.config, request.inputs, config_diags);
+    const ConfigOptions config =
+        resolve_config_options(request.config, request.inputs, config_diags);
     outcome.model = load_model(config, config_diags);
     outcome.config_diagnostics = config_diags.items();
     if (!outcome.model) return outcome;

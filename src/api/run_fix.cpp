@@ -80,7 +80,8 @@ int FixOutcome::exit_code() const {
 FixOutcome run_fix(const FixRequest& request) {
     FixOutcome outcome;
     Diagnostics config_diags;
-    const ConfigOptions config = resolve_config_options(request.config, request.inputs, config_diags);
+    const ConfigOptions config =
+        resolve_config_options(request.config, request.inputs, config_diags);
     outcome.model = load_model(config, config_diags);
     outcome.config_diagnostics = config_diags.items();
     if (!outcome.model) return outcome;
@@ -116,8 +117,8 @@ FixOutcome run_fix(const FixRequest& request) {
     }
 
     dt::FileCache cache;
-    auto loaded =
-        load_all(inputs, request.tree, config, *outcome.model, request.bootargs, cache, request.jobs);
+    auto loaded = load_all(inputs, request.tree, config, *outcome.model, request.bootargs, cache,
+                           request.jobs);
     std::vector<fix::Edit> all;
     for (std::size_t i = 0; i < loaded.size(); ++i) {
         auto& l = loaded[i];

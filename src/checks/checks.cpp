@@ -633,8 +633,8 @@ void check_cma_disabled(const Context& ctx, Findings& out) {
                            "devices that use it";
         std::string outcome;
         if (!m.dma_declare_coherent)
-            outcome = fmt::format("with CONFIG_DMA_DECLARE_COHERENT=y {}; without it {}", freed,
-                                  kept);
+            outcome =
+                fmt::format("with CONFIG_DMA_DECLARE_COHERENT=y {}; without it {}", freed, kept);
         else if (*m.dma_declare_coherent)
             outcome = "CONFIG_DMA_DECLARE_COHERENT=y: " + freed;
         else

@@ -26,8 +26,9 @@ struct FakeTree {
     FakeTree() {
         root = fs::temp_directory_path() / ("cmalign-resolve-" + std::to_string(::getpid()));
         fs::remove_all(root);
-        write(root / "Makefile", "# SPDX-License-Identifier: GPL-2.0\nVERSION = 6\nPATCHLEVEL = 12\n"
-                                 "SUBLEVEL = 3\nEXTRAVERSION =\n");
+        write(root / "Makefile",
+              "# SPDX-License-Identifier: GPL-2.0\nVERSION = 6\nPATCHLEVEL = 12\n"
+              "SUBLEVEL = 3\nEXTRAVERSION =\n");
         write(root / "Kconfig", "mainmenu \"fake\"\n");
         write(root / "arch/arm64/configs/defconfig", "CONFIG_ARM64_16K_PAGES=y\n");
         write(root / "arch/x86/configs/x86_64_defconfig", "CONFIG_SMP=y\n");

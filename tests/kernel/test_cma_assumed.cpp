@@ -31,13 +31,14 @@ Derived derive_text(const std::string& text, bool with_tree = false) {
 }
 
 std::size_t assumed_notes(const Diagnostics& d) {
-    return static_cast<std::size_t>(std::count_if(d.items().begin(), d.items().end(), [](const auto& x) {
-        return x.check == "kernel-config-assumed" && x.severity == Severity::note;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(d.items().begin(), d.items().end(), [](const auto& x) {
+            return x.check == "kernel-config-assumed" && x.severity == Severity::note;
+        }));
 }
 
-const std::string header =
-    "#\n# Automatically generated file; DO NOT EDIT.\n# Linux/arm64 6.12.117 Kernel Configuration\n#\n";
+const std::string header = "#\n# Automatically generated file; DO NOT EDIT.\n# Linux/arm64 "
+                           "6.12.117 Kernel Configuration\n#\n";
 
 } // namespace
 
@@ -48,8 +49,9 @@ TEST_CASE("a fragment without CMA/DMA_CMA: both assumed on, said in one note") {
     CHECK(d.model->cma_assumed);
     CHECK(d.model->dma_cma_assumed);
     REQUIRE(assumed_notes(d.diags) == 1);
-    const auto& note = *std::find_if(d.diags.items().begin(), d.diags.items().end(),
-                                     [](const auto& x) { return x.check == "kernel-config-assumed"; });
+    const auto& note =
+        *std::find_if(d.diags.items().begin(), d.diags.items().end(),
+                      [](const auto& x) { return x.check == "kernel-config-assumed"; });
     CHECK(note.message.find("CONFIG_CMA=y") != std::string::npos);
     CHECK(note.message.find("CONFIG_DMA_CMA=y") != std::string::npos);
     CHECK(note.message.find("--kernel-tree") != std::string::npos);

@@ -58,8 +58,8 @@ struct Model {
     // Facts the checks need besides the alignment.
     bool hugetlb = false;
     bool thp = false;
-    bool cma = false;                           // CONFIG_CMA
-    bool dma_cma = false;                       // CONFIG_DMA_CMA
+    bool cma = false;     // CONFIG_CMA
+    bool dma_cma = false; // CONFIG_DMA_CMA
     // CMA / DMA_CMA absent from a defconfig or fragment (no kconfig header, no kernel tree): taken
     // as y so that pools are checked, never as n (which would hide every CMA finding).
     bool cma_assumed = false;
