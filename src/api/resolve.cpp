@@ -62,9 +62,9 @@ std::optional<std::string> arch_from_path(const fs::path& path, bool config) {
         if (parts[i] != "arch") continue;
         const auto& dir = parts[i + 1];
         if (std::find(arch_dirs.begin(), arch_dirs.end(), dir) == arch_dirs.end()) continue;
+        // A directory of boards (arch/<a>/boot/dts) counts as well as a file under it.
         bool match =
-            config ? parts[i + 2] == "configs"
-                   : (parts[i + 2] == "boot" && i + 4 < parts.size() && parts[i + 3] == "dts");
+            config ? parts[i + 2] == "configs" : (parts[i + 2] == "boot" && parts[i + 3] == "dts");
         if (!match) continue;
         if (dir == "x86") {
             auto name = path.filename().string();

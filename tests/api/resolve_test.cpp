@@ -105,6 +105,10 @@ TEST_CASE("arch from a DTS path arch/<arch>/boot/dts, then from ARCH") {
     auto out = resolve_config_options(
         given, {(t.root / "arch/mips/boot/dts/ingenic/board.dts").string()}, d, env_at("/"));
     CHECK(out.arch == std::optional<std::string>("mips"));
+    Diagnostics dir_diags; // a directory of boards, as `check arch/mips/boot/dts` gets it
+    CHECK(resolve_config_options(given, {(t.root / "arch/mips/boot/dts").string()}, dir_diags,
+                                 env_at("/"))
+              .arch == std::optional<std::string>("mips"));
 
     Diagnostics d2;
     auto from_env = resolve_config_options(given, {}, d2, env_at("/", "riscv"));
