@@ -31,6 +31,28 @@ struct ConfigOptions {
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.
 std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagnostics& diags);
 
+// Where resolve_config_options() looks: the working directory and ARCH of the environment.
+struct ResolveEnvironment {
+    std::string cwd;
+    std::optional<std::string> arch; // $ARCH
+    static ResolveEnvironment current();
+};
+
+// The root of the kernel source tree that `path` (file or directory) lies in: the nearest
+// ancestor with a top Makefile setting VERSION and PATCHLEVEL and a Kconfig file.
+std::optional<std::string> find_kernel_tree(const std::string& path);
+
+// Fills in what the user did not give (issue 7, "found without asking"), and says so in one note:
+//  - kernel_tree: the tree a -c file, an input file (`inputs`: DTS/DTB) or the working
+//    directory lies in, in that order;
+//  - arch: from a config path arch/<arch>/configs/…, else an input path arch/<arch>/boot/dts/…,
+//    else ARCH in the environment; not when a config file has kconfig's header (it names the
+//    arch itself).
+// Idempotent: what is already set is kept, so every entry point may call it.
+ConfigOptions resolve_config_options(const ConfigOptions& options,
+                                     const std::vector<std::string>& inputs, Diagnostics& diags,
+                                     const ResolveEnvironment& env = ResolveEnvironment::current());
+
 // --arch/--kernel-version/--kernel-tree as kernel::Options; nullopt (and an error) when invalid.
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags);
 
@@ -45,7 +67,8 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
                                                    Diagnostics& diags);
 
 // Reads and merges the configuration files and sets; with --kernel-tree, the full configuration
-// Kconfig gives for them (evaluate_config().config).
+// Kconfig gives for them (evaluate_config().config). Like load_model(), it first calls
+// resolve_config_options() (without inputs).
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags);
 
 // load_config() + kernel::derive(): what `cmalign calc` prints.

@@ -73,8 +73,9 @@ struct SuggestRequest {
 struct SuggestOutcome {
     std::optional<kernel::Model> model;
     std::optional<fix::SuggestResult> result;
-    std::vector<Diagnostic> errors; // config, input or usage problems (exit 2)
-    int exit_code() const;          // 2 on errors; 1 when pools are invalid and nothing helps; 0
+    std::vector<Diagnostic> errors;       // config, input or usage problems (exit 2)
+    std::vector<Diagnostic> config_notes; // notes and warnings about the configuration
+    int exit_code() const; // 2 on errors; 1 when pools are invalid and nothing helps; 0
 };
 
 SuggestOutcome run_suggest(const SuggestRequest& request);

@@ -135,7 +135,8 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
     return result;
 }
 
-std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags) {
+std::optional<kconfig::Config> load_config(const ConfigOptions& given, Diagnostics& diags) {
+    const ConfigOptions options = resolve_config_options(given, {}, diags);
     auto result = evaluate_config(options, diags);
     if (!result) return std::nullopt;
     return std::move(result->config);
@@ -165,31 +166,13 @@ std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diag
     return out;
 }
 
-std::vector<std::string> assume_cma_for_what_if(const ConfigOptions& options,
-                                                kconfig::Config& config) {
-    std::vector<std::string> assumed;
-    if (!options.config_files.empty()) return assumed;
-    for (const char* name : {"CMA", "DMA_CMA"}) {
-        if (config.find(name)) continue;
-        config.set(kconfig::Entry{name, "y", false, Location{}});
-        assumed.push_back(fmt::format(
-            "CONFIG_{} not set and no configuration file given: assumed y, so the pools are "
-            "checked as the kernel checks CMA areas (give -c .config for the real value)",
-            name));
-    }
-    return assumed;
-}
-
-std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags) {
+std::optional<kernel::Model> load_model(const ConfigOptions& given, Diagnostics& diags) {
+    const ConfigOptions options = resolve_config_options(given, {}, diags);
     auto derive_options = kernel_options(options, diags);
     if (!derive_options) return std::nullopt;
     auto config = load_config(options, diags);
     if (!config) return std::nullopt;
-    auto assumed = assume_cma_for_what_if(options, *config);
-    auto model = kernel::derive(*config, *derive_options, diags);
-    if (model)
-        model->assumptions.insert(model->assumptions.begin(), assumed.begin(), assumed.end());
-    return model;
+    return kernel::derive(*config, *derive_options, diags);
 }
 
 } // namespace cmalign

@@ -214,7 +214,9 @@ void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> resul
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
     Diagnostics config_diags;
-    outcome.model = load_model(request.config, config_diags);
+    const ConfigOptions config =
+        resolve_config_options(request.config, request.inputs, config_diags);
+    outcome.model = load_model(config, config_diags);
     outcome.config_diagnostics = config_diags.items();
     if (!outcome.model) return outcome;
 
@@ -232,7 +234,7 @@ CheckOutcome run_check(const CheckRequest& request) {
     outcome.inputs = inputs.size();
 
     auto pp = preprocess_options(request.tree);
-    if (!pp.kernel_tree && request.config.kernel_tree) pp.kernel_tree = request.config.kernel_tree;
+    if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
     dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
     auto resolve = reservation_resolve_options();
     Diagnostics overlay_diags;

@@ -90,7 +90,9 @@ int FixOutcome::exit_code() const {
 FixOutcome run_fix(const FixRequest& request) {
     FixOutcome outcome;
     Diagnostics config_diags;
-    outcome.model = load_model(request.config, config_diags);
+    const ConfigOptions config =
+        resolve_config_options(request.config, request.inputs, config_diags);
+    outcome.model = load_model(config, config_diags);
     outcome.config_diagnostics = config_diags.items();
     if (!outcome.model) return outcome;
     outcome.alignment = fix::required_alignment(*outcome.model);
@@ -125,8 +127,8 @@ FixOutcome run_fix(const FixRequest& request) {
     }
 
     dt::FileCache cache;
-    auto loaded = load_all(inputs, request.tree, request.config, *outcome.model, request.bootargs,
-                           cache, request.jobs);
+    auto loaded = load_all(inputs, request.tree, config, *outcome.model, request.bootargs, cache,
+                           request.jobs);
     std::vector<fix::Edit> all;
     for (std::size_t i = 0; i < loaded.size(); ++i) {
         auto& l = loaded[i];
@@ -251,14 +253,11 @@ int SuggestOutcome::exit_code() const {
 SuggestOutcome run_suggest(const SuggestRequest& request) {
     SuggestOutcome outcome;
     Diagnostics diags;
-    auto options = kernel_options(request.config, diags);
-    auto config = options ? load_config(request.config, diags) : std::nullopt;
-    std::vector<std::string> assumed;
-    if (config) assumed = assume_cma_for_what_if(request.config, *config);
+    const ConfigOptions resolved = resolve_config_options(request.config, request.inputs, diags);
+    auto options = kernel_options(resolved, diags);
+    auto config = options ? load_config(resolved, diags) : std::nullopt;
     if (config) outcome.model = kernel::derive(*config, *options, diags);
-    if (outcome.model)
-        outcome.model->assumptions.insert(outcome.model->assumptions.begin(), assumed.begin(),
-                                          assumed.end());
+    if (outcome.model) outcome.config_notes = diags.items();
     if (!outcome.model) {
         outcome.errors = diags.items();
         if (outcome.errors.empty())
@@ -282,7 +281,7 @@ SuggestOutcome run_suggest(const SuggestRequest& request) {
             outcome.errors.push_back(d);
         dt::FileCache cache;
         auto loaded =
-            load_all(inputs, request.tree, request.config, *outcome.model, std::nullopt, cache, 0);
+            load_all(inputs, request.tree, resolved, *outcome.model, std::nullopt, cache, 0);
         std::vector<reserved::Reservations> all;
         for (auto& l : loaded) {
             outcome.errors.insert(outcome.errors.end(), l.errors.begin(), l.errors.end());

@@ -606,20 +606,43 @@ void check_reserved_regions_limit(const Context& ctx, Findings& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// cma-disabled: without CONFIG_CMA/DMA_CMA rmem_cma_setup() does not exist, rmem_dma_setup()
-// refuses reusable → "compatible matching fail" and the memory is freed.
+// cma-disabled: without CONFIG_DMA_CMA (which depends on CONFIG_CMA) kernel/dma/contiguous.c and
+// its rmem_cma_setup() are not built. drivers/of/of_reserved_mem.c __reserved_mem_init_node()
+// (6.1 and 6.12) then tries the other "shared-dma-pool" handler, rmem_dma_setup() of
+// kernel/dma/coherent.c (built with CONFIG_DMA_DECLARE_COHERENT), which returns -EINVAL for a
+// `reusable` node; any error but -ENOENT makes the caller print "node %s compatible matching fail"
+// and give the memory back (memblock_phys_free). With no handler at all (-ENOENT) the memory stays
+// reserved but rmem->ops stays NULL, so of_reserved_mem_device_init() fails with -EINVAL for every
+// device that names the region. Either way the pool is lost: an error (issue 7, item 6).
 
 void check_cma_disabled(const Context& ctx, Findings& out) {
-    if (ctx.model.cma && ctx.model.dma_cma) return;
+    const auto& m = ctx.model;
+    if (m.cma && m.dma_cma) return;
     for (const auto& r : ctx.reservations.regions) {
         if (r.declared_kind != Kind::cma || r.disabled || r.no_map || !r.accepted_by_parser)
             continue;
         if (ctx.reservations.has_reserved_memory && !ctx.reservations.rm_format_ok) continue;
-        out.add(Severity::warning, r.where, r.path,
-                fmt::format("{} is a CMA pool but {} is not set in this configuration: the kernel "
-                            "prints \"OF: reserved mem: node {} compatible matching fail\" and "
-                            "gives the memory back (no pool)",
-                            r.name, ctx.model.cma ? "CONFIG_DMA_CMA" : "CONFIG_CMA", r.name));
+        std::string freed = fmt::format(
+            "rmem_dma_setup() (kernel/dma/coherent.c) refuses `reusable` with -EINVAL, so the "
+            "kernel prints \"OF: reserved mem: node {} compatible matching fail\" and frees the "
+            "memory",
+            r.name);
+        std::string kept = "no handler claims shared-dma-pool, so the memory stays reserved but "
+                           "unusable: of_reserved_mem_device_init() fails with -EINVAL for the "
+                           "devices that use it";
+        std::string outcome;
+        if (!m.dma_declare_coherent)
+            outcome =
+                fmt::format("with CONFIG_DMA_DECLARE_COHERENT=y {}; without it {}", freed, kept);
+        else if (*m.dma_declare_coherent)
+            outcome = "CONFIG_DMA_DECLARE_COHERENT=y: " + freed;
+        else
+            outcome = "CONFIG_DMA_DECLARE_COHERENT is not set either: " + kept;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("{} is a reusable shared-dma-pool (a CMA pool) but {} is not set, so "
+                            "rmem_cma_setup() is not built; {}: no pool ({})",
+                            r.name, m.cma ? "CONFIG_DMA_CMA" : "CONFIG_CMA", outcome,
+                            kernel_name(m)));
     }
 }
 
@@ -837,8 +860,8 @@ constexpr std::array<CheckInfo, 20> checks_table{{
     {"alignment-not-power-of-2", Severity::warning, true,
      "an `alignment` that is not a power of 2 makes memblock placement undefined",
      check_alignment_power_of_2},
-    {"cma-disabled", Severity::warning, true,
-     "a reusable shared-dma-pool needs CONFIG_CMA and CONFIG_DMA_CMA, else it is freed",
+    {"cma-disabled", Severity::error, true,
+     "a reusable shared-dma-pool needs CONFIG_CMA and CONFIG_DMA_CMA, else the pool is lost",
      check_cma_disabled},
     {"reusable-no-map", Severity::error, true,
      "a shared-dma-pool with both reusable and no-map is refused by CMA and the coherent allocator",

@@ -97,6 +97,8 @@ void register_suggest(CLI::App& app, int& exit_code) {
             std::cout << suggest_json(outcome).dump(2) << '\n';
             return;
         }
+        for (const auto& d : outcome.config_notes)
+            std::cerr << format_gcc(d) << '\n';
         for (const auto& d : outcome.errors)
             std::cerr << format_gcc(d) << '\n';
         if (!outcome.result) return;

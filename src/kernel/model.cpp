@@ -256,6 +256,12 @@ private:
         if (!c.a && !c.b) c = {}; // impossible config: keep both
         return c;
     }
+    // Whether absent symbols are known to be off: a .config kconfig wrote (its header) or one
+    // evaluated from a kernel tree's Kconfig lists every visible symbol.
+    bool complete_config() const {
+        return cfg_.header_version.has_value() || options_.tree_version.has_value();
+    }
+    void note_assumed_inputs();
     bool resolve_arch();
     bool resolve_version();
     void resolve_bits();
@@ -984,26 +990,47 @@ void Deriver::resolve_pageblock_order() {
 }
 
 void Deriver::resolve_cma() {
+    // A full .config (kconfig's header) or a Kconfig evaluation lists every visible symbol, so an
+    // absent CMA there is n. A defconfig or fragment leaves CMA and DMA_CMA to Kconfig, where
+    // `select` often turns them on (drivers/gpu/drm/etnaviv/Kconfig: select DMA_CMA): assuming n
+    // would hide every finding on a CMA pool, so they are assumed y (issue 7, item 5).
     std::vector<StepInput> inputs;
+    bool complete = complete_config();
     if (const auto* e = entry("CMA")) {
         m_.cma = cfg_.get_bool("CMA").value_or(false);
         inputs.push_back(input(*e));
-    } else {
+    } else if (complete) {
         m_.cma = false;
         inputs.push_back(assumed("CMA", "n"));
         assume("CONFIG_CMA not set: Kconfig default n (mm/Kconfig), so the kernel creates no CMA "
                "areas");
+    } else {
+        m_.cma = true;
+        m_.cma_assumed = true;
+        inputs.push_back(assumed("CMA", "y"));
+        assume("CONFIG_CMA not in the inputs (a defconfig or fragment): assumed y, so that "
+               "reusable shared-dma-pool regions are checked as CMA pools");
     }
     if (m_.cma) {
         if (const auto* e = entry("DMA_CMA")) {
             m_.dma_cma = cfg_.get_bool("DMA_CMA").value_or(false);
             inputs.push_back(input(*e));
-        } else {
+        } else if (complete) {
             m_.dma_cma = false;
             assume("CONFIG_DMA_CMA not set: Kconfig default n (kernel/dma/Kconfig), so "
                    "shared-dma-pool regions do not become CMA areas");
+        } else {
+            m_.dma_cma = true;
+            m_.dma_cma_assumed = true;
+            inputs.push_back(assumed("DMA_CMA", "y"));
+            assume("CONFIG_DMA_CMA not in the inputs (a defconfig or fragment): assumed y, so "
+                   "that reusable shared-dma-pool regions are checked as CMA pools");
         }
     }
+    if (auto b = cfg_.get_bool("DMA_DECLARE_COHERENT"))
+        m_.dma_declare_coherent = *b;
+    else if (complete)
+        m_.dma_declare_coherent = false;
     const auto* row = find_row(rules::cma_areas_rules(), m_.version);
     if (m_.cma) {
         int areas = 0;
@@ -1038,6 +1065,39 @@ void Deriver::resolve_cma() {
     }
 }
 
+// One note, once per configuration, when a defconfig or fragment left deciding symbols to
+// assumptions: which ones and how to get the exact answer.
+void Deriver::note_assumed_inputs() {
+    if (complete_config()) return;
+    std::vector<std::string> guesses;
+    for (const auto& done : m_.derivation)
+        for (const auto& in : done.inputs) {
+            if (in.where.known()) continue;
+            auto text = fmt::format("{}={}", in.symbol, in.value);
+            if (std::find(guesses.begin(), guesses.end(), text) == guesses.end())
+                guesses.push_back(std::move(text));
+        }
+    if (guesses.empty()) return;
+    std::string list;
+    for (const auto& a : guesses)
+        list += (list.empty() ? "" : ", ") + a;
+    Diagnostic d;
+    d.severity = Severity::note;
+    d.check = "kernel-config-assumed";
+    d.message = fmt::format(
+        "the configuration is a defconfig or fragment and no kernel tree was given: assumed {}{}; "
+        "for the values the kernel's Kconfig gives, pass --kernel-tree <linux source> (or run "
+        "inside the tree)",
+        list,
+        m_.cma_assumed || m_.dma_cma_assumed
+            ? fmt::format(" ({} assumed on, so reusable shared-dma-pool regions are checked as "
+                          "CMA pools)",
+                          m_.cma_assumed ? "CMA and DMA_CMA" : "DMA_CMA")
+            : std::string());
+    m_.diagnostics.push_back(d);
+    diags_.add(std::move(d));
+}
+
 std::optional<Model> Deriver::run() {
     if (!resolve_arch()) return std::nullopt;
     if (!resolve_version()) return std::nullopt;
@@ -1050,6 +1110,7 @@ std::optional<Model> Deriver::run() {
     if (failed_) return std::nullopt;
     resolve_cma();
     if (failed_) return std::nullopt;
+    note_assumed_inputs();
     return std::move(m_);
 }
 

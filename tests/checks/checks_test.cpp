@@ -283,7 +283,27 @@ TEST_CASE("cma-disabled") {
     auto t = board({cma_pool("linux,cma", 32u << 20)});
     auto f = findings(check_tree(t, m), "cma-disabled");
     REQUIRE(f.size() == 1);
-    CHECK(contains(f[0].message, "CONFIG_DMA_CMA"));
+    // A pool the kernel does not create is an error whatever the reason (issue 7, item 6).
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "CONFIG_DMA_CMA is not set"));
+    // Unknown DMA_DECLARE_COHERENT: both outcomes of __reserved_mem_init_node() are named.
+    CHECK(contains(f[0].message, "with CONFIG_DMA_DECLARE_COHERENT=y"));
+    CHECK(contains(f[0].message, "\"OF: reserved mem: node linux,cma compatible matching fail\""));
+    m.dma_declare_coherent = true; // rmem_dma_setup() returns -EINVAL for reusable: freed
+    auto freed = findings(check_tree(t, m), "cma-disabled");
+    REQUIRE(freed.size() == 1);
+    CHECK(contains(freed[0].message, "frees the memory"));
+    CHECK_FALSE(contains(freed[0].message, "stays reserved"));
+    m.dma_declare_coherent = false; // no handler at all: -ENOENT, kept but unusable
+    auto kept = findings(check_tree(t, m), "cma-disabled");
+    REQUIRE(kept.size() == 1);
+    CHECK(contains(kept[0].message, "stays reserved"));
+    CHECK_FALSE(contains(kept[0].message, "compatible matching fail"));
+    m.cma = false;
+    auto no_cma = findings(check_tree(t, m), "cma-disabled");
+    REQUIRE(no_cma.size() == 1);
+    CHECK(contains(no_cma[0].message, "CONFIG_CMA is not set"));
+    m.cma = true;
     auto r = check_tree(t, m);
     CHECK(r.reservations.regions.at(0).kind == reserved::Kind::inactive);
     CHECK(findings(r, "cma-size-alignment").empty());

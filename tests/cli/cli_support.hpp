@@ -17,9 +17,8 @@ struct Run {
     std::string out;
 };
 
-// Runs the built cmalign with `args` (shell words), stdout captured, stderr to `err_file`.
-inline Run run_cli(const std::string& args, const std::string& err_file = "/dev/null") {
-    std::string command = std::string(CMALIGN_CLI) + " " + args + " 2>" + err_file;
+// Runs a shell command line, stdout captured.
+inline Run run_shell(const std::string& command) {
     Run r;
     FILE* pipe = popen(command.c_str(), "r");
     REQUIRE(pipe != nullptr);
@@ -31,6 +30,18 @@ inline Run run_cli(const std::string& args, const std::string& err_file = "/dev/
     REQUIRE(WIFEXITED(status)); // never a signal
     r.exit_code = WEXITSTATUS(status);
     return r;
+}
+
+// Runs the built cmalign with `args` (shell words), stdout captured, stderr to `err_file`.
+inline Run run_cli(const std::string& args, const std::string& err_file = "/dev/null") {
+    return run_shell(std::string(CMALIGN_CLI) + " " + args + " 2>" + err_file);
+}
+
+// The same with `dir` as the working directory and no ARCH in the environment.
+inline Run run_cli_in(const std::string& dir, const std::string& args,
+                      const std::string& err_file = "/dev/null") {
+    return run_shell("cd '" + dir + "' && env -u ARCH " + std::string(CMALIGN_CLI) + " " + args +
+                     " 2>" + err_file);
 }
 
 inline std::string read_file(const std::string& path) {

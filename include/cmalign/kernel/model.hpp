@@ -61,8 +61,15 @@ struct Model {
     // Facts the checks need besides the alignment.
     bool hugetlb = false;
     bool thp = false;
-    bool cma = false;                           // CONFIG_CMA
-    bool dma_cma = false;                       // CONFIG_DMA_CMA
+    bool cma = false;     // CONFIG_CMA
+    bool dma_cma = false; // CONFIG_DMA_CMA
+    // CMA / DMA_CMA absent from a defconfig or fragment (no kconfig header, no kernel tree): taken
+    // as y so that pools are checked, never as n (which would hide every CMA finding).
+    bool cma_assumed = false;
+    bool dma_cma_assumed = false;
+    // CONFIG_DMA_DECLARE_COHERENT (kernel/dma/coherent.c, rmem_dma_setup()); nullopt when a
+    // defconfig or fragment does not say (Kconfig selects it per arch).
+    std::optional<bool> dma_declare_coherent;
     int cma_areas = 0;                          // MAX_CMA_AREAS as the version defines it
     std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
     bool phys_addr_64bit = true;

@@ -44,13 +44,6 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();
 
-// A what-if without any configuration file (--arch and --set only) says nothing about CMA:
-// CONFIG_CMA and CONFIG_DMA_CMA, when not set, are set to y in `config` — the way that surfaces
-// alignment problems — instead of their Kconfig default n. Returns the assumptions to state
-// (empty when a configuration file was given).
-std::vector<std::string> assume_cma_for_what_if(const ConfigOptions& options,
-                                                kconfig::Config& config);
-
 // Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
 void for_each_input(std::size_t count, unsigned jobs,
                     const std::function<void(std::size_t)>& visit);
