@@ -16,30 +16,35 @@ class Error(ValueError):
 
 def calc(configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
          arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
-         kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...) -> _Json: ...
+         kernel_tree: Optional[_Path] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def check(files: Sequence[_Path], configs: Sequence[_Path] = ...,
           sets: Optional[Mapping[str, _Value]] = ..., arch: Optional[str] = ...,
-          kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...,
+          kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ...,
           include_dirs: Sequence[_Path] = ..., defines: Optional[Mapping[str, Optional[_Value]]] = ...,
           bootargs: Optional[str] = ..., switches: Sequence[str] = ..., werror: bool = ...,
           affected_by: Sequence[_Path] = ..., jobs: Optional[int] = ...,
           overlays: Sequence[_Path] = ..., sweep_versions: Optional[str] = ...,
-          sweep_page_sizes: Optional[str] = ...) -> _Json: ...
+          sweep_page_sizes: Optional[str] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def fix(file: _Path, out: Optional[_Path] = ..., in_place: bool = ..., diff: bool = ...,
         configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
         arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
-        kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ..., include_dirs: Sequence[_Path] = ...,
+        kernel_tree: Optional[_Path] = ..., include_dirs: Sequence[_Path] = ...,
         defines: Optional[Mapping[str, Optional[_Value]]] = ...,
-        bootargs: Optional[str] = ...) -> _Json: ...
+        bootargs: Optional[str] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def suggest(files: Sequence[_Path] = ..., target_alignment: Union[int, str, None] = ...,
             configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
             arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
-            kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ..., include_dirs: Sequence[_Path] = ...,
-            defines: Optional[Mapping[str, Optional[_Value]]] = ...) -> _Json: ...
+            kernel_tree: Optional[_Path] = ..., include_dirs: Sequence[_Path] = ...,
+            defines: Optional[Mapping[str, Optional[_Value]]] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def table(arch: str = ..., kernel_version: Optional[str] = ...) -> _Json: ...
 def config(configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
            arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
-           kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...) -> _Json: ...
+           kernel_tree: Optional[_Path] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def tree(file: _Path, path: str = ..., format: str = ..., include_dirs: Sequence[_Path] = ...,
          defines: Optional[Mapping[str, Optional[_Value]]] = ...,
          kernel_tree: Optional[_Path] = ...) -> _Json: ...
@@ -50,14 +55,17 @@ def pcp(memory: Union[int, str, None] = ..., zones: Optional[Mapping[str, Union[
         dt: Optional[_Path] = ..., vendor_params: Sequence[str] = ...,
         memory_base: Union[int, str, None] = ..., configs: Sequence[_Path] = ...,
         sets: Optional[Mapping[str, _Value]] = ..., arch: Optional[str] = ...,
-        kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...) -> _Json: ...
+        kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def heap(size: Union[int, str], available_order: Optional[int] = ...,
          configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
          arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
-         kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...) -> _Json: ...
+         kernel_tree: Optional[_Path] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
 def explain(log: _Path, board: _Path, configs: Sequence[_Path] = ...,
             sets: Optional[Mapping[str, _Value]] = ..., arch: Optional[str] = ...,
-            kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ..., kconfig_shell: bool = ...,
+            kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ...,
             include_dirs: Sequence[_Path] = ...,
             defines: Optional[Mapping[str, Optional[_Value]]] = ...,
-            bootargs: Optional[str] = ...) -> _Json: ...
+            bootargs: Optional[str] = ...,
+        kconfig_shell: bool = ...) -> _Json: ...
