@@ -2,6 +2,8 @@
 // interval module check and fix share (a pool across two adjacent /memory banks).
 #include <doctest/doctest.h>
 
+#include "support/material.hpp"
+
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -57,10 +59,6 @@ const char* overlay_dtso = R"(/dts-v1/;
 };
 &video { memory-region = <&camera>; };
 )";
-
-bool have(const char* tool) {
-    return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
 
 std::vector<Diagnostic> errors_of(const checks::Result& r) {
     std::vector<Diagnostic> out;
@@ -190,10 +188,9 @@ TEST_CASE("base.dts + overlay.dtso: findings at the overlay's lines, fix edits o
 }
 
 TEST_CASE("base.dtb + overlay.dtbo: the .dtbo's bytes are fixed, the base blob is not touched") {
-    if (!have("dtc") || !have("fdtoverlay") || !have("fdtget")) {
-        MESSAGE("SKIP: dtc, fdtoverlay or fdtget not installed");
+    if (!cmalign::test::have_program("dtc") || !cmalign::test::have_program("fdtoverlay") ||
+        !cmalign::test::have_program("fdtget"))
         return;
-    }
     TempDir dir("overlay-dtb");
     write_file(dir / "base.dts", base_dts);
     write_file(dir / "ov.dtso", overlay_dtso);
