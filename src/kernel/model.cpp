@@ -256,11 +256,10 @@ private:
         if (!c.a && !c.b) c = {}; // impossible config: keep both
         return c;
     }
-    // Whether absent symbols are known to be off: a .config kconfig wrote (its header) or one
-    // evaluated from a kernel tree's Kconfig lists every visible symbol.
-    bool complete_config() const {
-        return cfg_.header_version.has_value() || options_.tree_version.has_value();
-    }
+    // Whether absent symbols are known to be off: a .config kconfig wrote, or one evaluated from a
+    // kernel tree's Kconfig (the evaluation writes the same header). A tree whose Kconfig was not
+    // evaluated (no top Kconfig, unknown arch) gives only its version: absent symbols stay guesses.
+    bool complete_config() const { return cfg_.header_version.has_value(); }
     void note_assumed_inputs();
     bool resolve_arch();
     bool resolve_version();
