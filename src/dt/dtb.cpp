@@ -64,7 +64,14 @@ struct Walker {
         }
         int name_len = 0;
         const char* name = fdt_get_name(fdt, node_offset, &name_len);
-        if (depth > 0 && name != nullptr && name_len > 0)
+        if (name == nullptr) {
+            located_error(diags, where.file,
+                          fmt::format("unreadable node name at structure offset 0x{:x}: {}",
+                                      node_offset, fdt_strerror(name_len)));
+            ok = false;
+            return;
+        }
+        if (depth > 0 && name_len > 0)
             node.name.assign(name, static_cast<std::size_t>(name_len));
         node.where = where;
 
@@ -154,6 +161,19 @@ std::optional<Tree> parse_dtb(std::span<const std::uint8_t> blob, const std::str
         located_error(diags, file_name,
                       fmt::format("corrupt DTB header: {} (at offset 0x0)", fdt_strerror(err)));
         return std::nullopt;
+    }
+    // Before version 16 node names are full paths. libfdt 1.6.1's fdt_check_full() dereferences
+    // fdt_get_name()'s NULL when the root's name has no '/', so that case is answered here first.
+    if (fdt_version(fdt) < 0x10) {
+        int name_len = 0;
+        if (fdt_get_name(fdt, 0, &name_len) == nullptr) {
+            located_error(diags, file_name,
+                          fmt::format("corrupt DTB: version {} root node name is not a path ({}) "
+                                      "(at offset 0x{:x})",
+                                      fdt_version(fdt), fdt_strerror(name_len),
+                                      fdt_off_dt_struct(fdt)));
+            return std::nullopt;
+        }
     }
     if (int err = fdt_check_full(fdt, total_size); err != 0) {
         std::size_t where = failing_struct_offset(fdt);
