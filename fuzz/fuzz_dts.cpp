@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cmalign::dt::FileCache cache;
     cmalign::dt::PreprocessOptions options;
     options.include_dirs = {cmalign::fuzz::scratch_dir().string()};
-    options.max_output_bytes = 4u << 20;
+    options.limits.expanded_bytes = 4u << 20;
     cmalign::Diagnostics diags;
     auto tree = cmalign::dt::load_dts(paths.front(), options, cache, diags);
     // Property: no tree means at least one located error.

@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cmalign::dt::FileCache cache; // fresh: the files change with every input
     cmalign::dt::PreprocessOptions options;
     options.include_dirs = {cmalign::fuzz::scratch_dir().string()};
-    options.max_output_bytes = 4u << 20;
+    options.limits.expanded_bytes = 4u << 20;
     cmalign::Diagnostics diags;
     auto out = cmalign::dt::preprocess(paths.front(), options, cache, diags);
     if (!out) return 0;

@@ -19,8 +19,9 @@ namespace cmalign::fuzz {
 // One directory per fuzzing process (libFuzzer forks with -jobs/-workers).
 inline const std::filesystem::path& scratch_dir() {
     static const std::filesystem::path dir = [] {
-        std::filesystem::path base =
-            std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+        std::filesystem::path base = std::filesystem::exists("/dev/shm")
+                                         ? "/dev/shm"
+                                         : std::filesystem::temp_directory_path();
         auto d = base / ("cmalign-fuzz-" + std::to_string(::getpid()));
         std::filesystem::create_directories(d);
         return d;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -26,6 +27,9 @@ struct ConfigOptions {
     // --kconfig-shell: run Kconfig's toolchain probes ($(shell,...)) with CROSS_COMPILE/LLVM from
     // the environment, as kbuild does; off: assume Debian's gcc 12 and list the assumptions.
     bool kconfig_shell = false;
+    // --limit: file and line size for .config/Kconfig files, Kconfig source depth, macro depth
+    // and symbol count.
+    InputLimits limits;
 };
 
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.

@@ -24,7 +24,8 @@
 extern "C" {
 #endif
 
-/* keys: configs, sets, arch, kernel_version, kernel_tree */
+/* keys: configs, sets, unsets, arch, kernel_version, kernel_tree, kconfig_shell, limits
+ * ({"node-depth": 1000}: --limit NAME=VALUE, names in docs/limits.md) */
 char* cmalign_calc_json(const char* request, char** error);
 /* keys: files (required), affected_by, switches ("-Wno-overlap", "-Eoverlap"), werror, bootargs,
  * include_dirs, defines, jobs, and calc's keys */
@@ -39,7 +40,7 @@ char* cmalign_table_json(const char* request, char** error);
 /* keys: calc's keys; result {"symbols": {...}} */
 char* cmalign_config_json(const char* request, char** error);
 /* keys: file (required), path (default "/"), format ("json", or "dts" → {"dts": text}),
- * include_dirs, defines, kernel_tree */
+ * include_dirs, defines, kernel_tree, limits */
 char* cmalign_tree_json(const char* request, char** error);
 /* keys: memory | zones ({"DMA32": "3G"}) | zoneinfo (path); memory_base, cpus, sysctls
  * ({"vm.x": value}), sysctl_file, bootargs, dt, vendor_params, and calc's keys */

@@ -10,6 +10,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/dt/tree.hpp"
 
 namespace cmalign {
@@ -21,6 +22,8 @@ struct TreeOptions {
     std::optional<std::string> kernel_tree;
     // --overlay: .dtso/.dtbo files applied, in order, to every base as fdtoverlay does.
     std::vector<std::string> overlays;
+    // --limit: bounds on the work one input may cause (file and line size, nesting, counts).
+    InputLimits limits;
 };
 
 // Files named on the command line, directories searched recursively for boards (.dts, .dtso,

@@ -147,7 +147,22 @@ public:
         options.kernel_version = string("kernel_version");
         options.kernel_tree = string("kernel_tree");
         options.kconfig_shell = flag("kconfig_shell");
+        options.limits = limits();
         return options;
+    }
+
+    // {"node-depth": 1000, "file-bytes": "128M"}: --limit NAME=VALUE for each entry.
+    InputLimits limits() {
+        InputLimits out;
+        if (!has("limits")) return out;
+        const auto& v = j_.at("limits");
+        if (!v.is_object()) fail(fmt::format("{}: 'limits' must be an object", command_));
+        for (const auto& [name, value] : v.items()) {
+            std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+            if (auto error = set_limit(out, name + "=" + text))
+                fail(fmt::format("{}: {}", command_, *error));
+        }
+        return out;
     }
 
     // -I, -D, --kernel-tree of the commands that read device trees.
@@ -156,6 +171,7 @@ public:
         options.include_dirs = strings("include_dirs");
         options.defines = assignments("defines");
         options.kernel_tree = string("kernel_tree");
+        options.limits = limits();
         return options;
     }
 

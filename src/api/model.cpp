@@ -88,7 +88,8 @@ std::optional<std::string> kconfig_arch(const ConfigOptions& options,
 std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
                                                    Diagnostics& diags) {
     kconfig::Config inputs;
-    if (!kconfig::load(options.config_files, options.sets, inputs, diags)) return std::nullopt;
+    if (!kconfig::load(options.config_files, options.sets, inputs, diags, options.limits))
+        return std::nullopt;
     for (const auto& name : options.unsets) // --unset: as if no input had set it
         inputs.erase(name);
     if (!options.kernel_tree) {
@@ -115,6 +116,7 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
                            "riscv, powerpc, mips, loongarch)");
     kconfig::EvalOptions eval_options;
     eval_options.run_shell = options.kconfig_shell;
+    eval_options.limits = options.limits;
     // kbuild takes CROSS_COMPILE and LLVM from the environment; its own CC/LD definitions
     // override environment variables of those names.
     for (const char* name : {"CROSS_COMPILE", "LLVM"}) {

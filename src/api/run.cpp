@@ -22,6 +22,7 @@ dt::PreprocessOptions preprocess_options(const TreeOptions& options) {
     dt::PreprocessOptions out;
     out.include_dirs = options.include_dirs;
     out.kernel_tree = options.kernel_tree;
+    out.limits = options.limits;
     for (const auto& d : options.defines) {
         auto eq = d.find('=');
         if (eq == std::string::npos)
@@ -86,10 +87,12 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
             return std::nullopt;
         }
         in.read(reinterpret_cast<char*>(magic), sizeof magic);
+        dt::DtbOptions dtb;
+        dtb.limits = options.limits;
         if (in.gcount() == sizeof magic && dt::has_fdt_magic(magic))
-            return dt::read_dtb(path, diags, {}, path);
+            return dt::read_dtb(path, diags, dtb, path);
+        if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, dtb, path); // bad magic
     }
-    if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, {}, path); // reports bad magic
     return dt::load_dts(path, options, cache, diags, resolve);
 }
 

@@ -152,6 +152,20 @@ FixOutcome run_fix(const FixRequest& request) {
 
     Diagnostics io;
     auto changes = fix::render(outcome.edits, io);
+    // The file is read again to render the edits: it must still be what was parsed.
+    for (const auto& c : changes) {
+        if (c.binary) continue; // DTBs are not kept in the cache; render re-validates them
+        auto parsed = cache.load(c.file);
+        if (parsed && parsed->text != c.old_content)
+            io.error({c.file, 0, 0},
+                     "the file changed while cmalign was reading the boards; nothing written "
+                     "(run fix again)");
+    }
+    // Several boards are fixed together or not at all: one that could not be read leaves every
+    // file as it is (the edits are still listed).
+    if (request.mode == FixMode::in_place && !outcome.input_errors.empty())
+        io.error({}, "an input could not be read (its errors are above); nothing written, "
+                     "so that the boards are fixed together or not at all");
     if (io.has_errors()) {
         outcome.io_errors = io.items();
         return outcome;

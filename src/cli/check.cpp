@@ -22,6 +22,7 @@ void add_tree_options(CLI::App& cmd, TreeOptions& options) {
                    ".dtso/.dtbo applied to each input in order, as fdtoverlay does (repeatable)")
         ->take_all()
         ->allow_extra_args(false);
+    add_limit_option(cmd, options.limits);
 }
 
 void register_check(CLI::App& app, int& exit_code) {

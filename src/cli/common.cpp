@@ -1,8 +1,35 @@
 #include "common.hpp"
 
 #include <iostream>
+#include <map>
+#include <memory>
+#include <vector>
 
 namespace cmalign::cli {
+
+void add_limit_option(CLI::App& cmd, InputLimits& limits) {
+    // One --limit per command, written to every InputLimits the command's request holds (the
+    // configuration's and the device trees').
+    static std::map<const CLI::App*, std::shared_ptr<std::vector<InputLimits*>>> targets;
+    auto& list = targets[&cmd];
+    if (!list) {
+        list = std::make_shared<std::vector<InputLimits*>>();
+        std::string names;
+        for (const auto& row : limit_table())
+            names += (names.empty() ? "" : ", ") + std::string(row.name);
+        cmd.add_option_function<std::vector<std::string>>(
+            "--limit",
+            [list = list](const std::vector<std::string>& specs) {
+                for (const auto& spec : specs)
+                    for (auto* target : *list)
+                        if (auto error = set_limit(*target, spec))
+                            throw CLI::ValidationError(*error);
+            },
+            "NAME=VALUE raises a bound on the work one input may cause (" + names +
+                "; docs/limits.md); repeatable");
+    }
+    list->push_back(&limits);
+}
 
 void add_config_options(CLI::App& cmd, ConfigOptions& options) {
     cmd.add_option("-c,--config", options.config_files,
@@ -21,6 +48,7 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
     cmd.add_flag("--kconfig-shell", options.kconfig_shell,
                  "with --kernel-tree: run Kconfig's toolchain probes (CROSS_COMPILE, LLVM from the "
                  "environment) instead of assuming Debian's gcc 12");
+    add_limit_option(cmd, options.limits);
 }
 
 void print_diagnostics(const Diagnostics& diags) {

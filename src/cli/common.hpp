@@ -45,4 +45,8 @@ void add_manual(CLI::App& app);
 // -I, -D
 void add_tree_options(CLI::App& cmd, TreeOptions& options);
 
+// --limit NAME=VALUE (repeatable) into `limits`; called again for the same command, the one option
+// also fills the new target.
+void add_limit_option(CLI::App& cmd, InputLimits& limits);
+
 } // namespace cmalign::cli

@@ -52,13 +52,23 @@ struct Walker {
     const DtbOptions& options;
     Diagnostics& diags;
     bool ok = true;
+    std::uint64_t node_count = 0;
+    std::uint64_t property_count = 0;
 
     void build(int node_offset, Node& node, int depth) {
-        if (depth > options.max_depth) {
+        if (depth > options.limits.node_depth) {
             located_error(diags, where.file,
                           fmt::format("device tree nested deeper than {} levels (node at structure "
-                                      "offset 0x{:x})",
-                                      options.max_depth, node_offset));
+                                      "offset 0x{:x}) {}",
+                                      options.limits.node_depth, node_offset,
+                                      limit_hint("node-depth")));
+            ok = false;
+            return;
+        }
+        if (++node_count > options.limits.nodes) {
+            located_error(diags, where.file,
+                          fmt::format("more than {} nodes (node at structure offset 0x{:x}) {}",
+                                      options.limits.nodes, node_offset, limit_hint("nodes")));
             ok = false;
             return;
         }
@@ -71,8 +81,7 @@ struct Walker {
             ok = false;
             return;
         }
-        if (depth > 0 && name_len > 0)
-            node.name.assign(name, static_cast<std::size_t>(name_len));
+        if (depth > 0 && name_len > 0) node.name.assign(name, static_cast<std::size_t>(name_len));
         node.where = where;
 
         int prop_offset = 0;
@@ -85,6 +94,14 @@ struct Walker {
                               fmt::format("unreadable property at structure offset 0x{:x}: {}",
                                           prop_offset,
                                           fdt_strerror(len < 0 ? len : -FDT_ERR_BADSTRUCTURE)));
+                ok = false;
+                return;
+            }
+            if (++property_count > options.limits.properties) {
+                located_error(diags, where.file,
+                              fmt::format("more than {} properties (at structure offset 0x{:x}) {}",
+                                          options.limits.properties, prop_offset,
+                                          limit_hint("properties")));
                 ok = false;
                 return;
             }
@@ -239,10 +256,10 @@ std::optional<Tree> read_dtb(const std::string& path, Diagnostics& diags, const 
         return std::nullopt;
     }
     auto size = static_cast<std::size_t>(end);
-    if (size > options.max_file_bytes) {
+    if (size > options.limits.file_bytes) {
         located_error(diags, path,
-                      fmt::format("file is {} bytes, more than the {} a DTB may have here", size,
-                                  options.max_file_bytes));
+                      fmt::format("file is {} bytes, more than the limit of {} {}", size,
+                                  options.limits.file_bytes, limit_hint("file-bytes")));
         return std::nullopt;
     }
     in.seekg(0, std::ios::beg);

@@ -226,6 +226,7 @@ public:
                 expect(';', "after /delete-property/ name");
                 prop.span = span(start, p_);
                 if (seen_subnode) fail(prop.span, "properties must precede subnodes");
+                count_property(start);
                 node.properties.push_back(std::move(prop));
                 continue;
             }
@@ -281,11 +282,18 @@ public:
             expect(';', "after the property");
             prop.span = span(start, p_);
             if (seen_subnode) fail(prop.span, "properties must precede subnodes");
+            count_property(start);
             node.properties.push_back(std::move(prop));
         }
     }
 
 private:
+    void count_property(const char* at) {
+        if (++property_count_ > options_.limits.properties)
+            fail(at, fmt::format("more than {} properties {}", options_.limits.properties,
+                                 limit_hint("properties")));
+    }
+
     syntax::File& file_;
     std::uint32_t text_id_;
     const ParseOptions& options_;
@@ -296,6 +304,8 @@ private:
     const char* p_ = nullptr;
     const char* end_ = nullptr;
     bool errors_ = false;
+    std::uint64_t node_count_ = 0;
+    std::uint64_t property_count_ = 0;
     const char* open_brace_ = nullptr; // innermost unterminated '{', for the error message
 
     std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin_); }
@@ -503,8 +513,12 @@ private:
     }
 
     void node_body(syntax::Node& node, const char* start, int depth) {
-        if (depth > options_.max_depth)
-            fail(start, fmt::format("nodes nested deeper than {} levels", options_.max_depth));
+        if (depth > options_.limits.node_depth)
+            fail(start, fmt::format("nodes nested deeper than {} levels {}",
+                                    options_.limits.node_depth, limit_hint("node-depth")));
+        if (++node_count_ > options_.limits.nodes)
+            fail(start,
+                 fmt::format("more than {} nodes {}", options_.limits.nodes, limit_hint("nodes")));
         skip();
         if (p_ >= end_ || *p_ != '{') fail(p_, unexpected("'{'"));
         const char* saved_brace = open_brace_;
@@ -679,7 +693,9 @@ private:
         expect(')', "after /incbin/ arguments");
         auto path = find_file(item.incbin_file, start);
         std::string err;
-        auto src = path.empty() ? nullptr : cache_.load(path, &err);
+        auto src = path.empty() ? nullptr : cache_.load(path, &err, options_.limits);
+        if (!src && !err.empty())
+            fail(start, fmt::format("/incbin/ \"{}\": {}", item.incbin_file, err));
         if (!src) fail(start, fmt::format("/incbin/: cannot open \"{}\"", item.incbin_file));
         if (offset_in > src->text.size())
             fail(start, fmt::format("/incbin/: offset {} is past the end of \"{}\" ({} bytes)",
@@ -730,12 +746,13 @@ private:
             ++p_;
         if (p_ >= end_ || *p_ != '"') fail(p_, unexpected("a file name after /include/"));
         std::string inc = string_literal();
-        if (static_cast<int>(stack_.size()) + 1 > options_.max_include_depth)
-            fail(start,
-                 fmt::format("/include/ nested deeper than {} levels", options_.max_include_depth));
+        if (static_cast<int>(stack_.size()) + 1 > options_.limits.include_depth)
+            fail(start, fmt::format("/include/ nested deeper than {} levels {}",
+                                    options_.limits.include_depth, limit_hint("include-depth")));
         auto path = find_file(inc, start);
         std::string err;
-        auto src = path.empty() ? nullptr : cache_.load(path, &err);
+        auto src = path.empty() ? nullptr : cache_.load(path, &err, options_.limits);
+        if (!src && !err.empty()) fail(start, fmt::format("/include/ \"{}\": {}", inc, err));
         if (!src) fail(start, fmt::format("/include/: cannot find \"{}\"", inc));
         // dtc has no include guards: a file already open would include itself forever.
         namespace fs = std::filesystem;
@@ -813,9 +830,9 @@ private:
         if (plain_out) *plain_out = false;
         if (p_ >= end_) fail(p_, unexpected("a number"));
         if (*p_ == '(') {
-            if (depth > options_.max_depth)
-                fail(p_,
-                     fmt::format("expression nested deeper than {} levels", options_.max_depth));
+            if (depth > options_.limits.node_depth)
+                fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                                     options_.limits.node_depth, limit_hint("node-depth")));
             ++p_;
             std::uint64_t v = expr(depth + 1);
             expect(')', "to close the expression");
@@ -864,8 +881,9 @@ private:
 
     // integer_trinary: integer_or | integer_or '?' integer_expr ':' integer_trinary
     std::uint64_t expr(int depth) {
-        if (depth > options_.max_depth)
-            fail(p_, fmt::format("expression nested deeper than {} levels", options_.max_depth));
+        if (depth > options_.limits.node_depth)
+            fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                                 options_.limits.node_depth, limit_hint("node-depth")));
         std::uint64_t c = binary(0, depth);
         if (op("?")) {
             std::uint64_t a = expr(depth + 1);
@@ -961,8 +979,9 @@ private:
     }
 
     std::uint64_t unary(int depth) {
-        if (depth > options_.max_depth)
-            fail(p_, fmt::format("expression nested deeper than {} levels", options_.max_depth));
+        if (depth > options_.limits.node_depth)
+            fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                                 options_.limits.node_depth, limit_hint("node-depth")));
         if (op("-")) return ~unary(depth + 1) + 1;
         if (op("~")) return ~unary(depth + 1);
         if (op("!")) return unary(depth + 1) == 0 ? 1 : 0;

@@ -965,6 +965,7 @@ std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& o
     if (!text) return std::nullopt;
     ParseOptions popts;
     popts.include_dirs = options.include_dirs;
+    popts.limits = options.limits;
     if (options.kernel_tree) {
         popts.include_dirs.push_back(*options.kernel_tree + "/scripts/dtc/include-prefixes");
         popts.include_dirs.push_back(*options.kernel_tree + "/include");

@@ -200,20 +200,25 @@ public:
             search_path_.push_back(*options.kernel_tree + "/scripts/dtc/include-prefixes");
         for (auto& dir : search_path_)
             if (!dir.empty() && dir.back() != '/') dir += '/';
-        token_cap_ = std::max<std::size_t>(std::size_t{1} << 20, options.max_output_bytes / 16);
+        token_cap_ =
+            std::max<std::size_t>(std::size_t{1} << 20, options.limits.expanded_bytes / 16);
         for (const auto& dir : search_path_)
             memo_key_ += dir + '\n';
-        memo_key_ += std::to_string(options.max_output_bytes) + ' ' +
-                     std::to_string(options.max_expansion_depth) + ' ';
+        memo_key_ += std::to_string(options.limits.expanded_bytes) + ' ' +
+                     std::to_string(options.limits.macro_depth) + ' ';
     }
 
     std::optional<Preprocessed> run(const std::string& path) {
         define_builtins();
         if (failed_) return std::nullopt;
         std::string why;
-        auto main = cache_.load(path, &why);
+        Location refused;
+        auto main = cache_.load(path, &why, options_.limits, &refused);
         if (!main) {
-            diags_.error(Location{path, 0, 0}, path + ": " + why);
+            if (!refused.file.empty())
+                diags_.error(refused, why);
+            else
+                diags_.error(Location{path, 0, 0}, path + ": " + why);
             return std::nullopt;
         }
         main_path_ = main->path;
@@ -286,11 +291,12 @@ private:
     }
 
     void check_size() {
-        if (out_.text.size() > options_.max_output_bytes && !failed_) {
+        if (out_.text.size() > options_.limits.expanded_bytes && !failed_) {
             const auto& s = out_.segments.back();
             error_at(s.file, s.src_begin,
-                     "preprocessed output exceeds " + std::to_string(options_.max_output_bytes) +
-                         " bytes (runaway macro expansion?)");
+                     "preprocessed output exceeds " +
+                         std::to_string(options_.limits.expanded_bytes) +
+                         " bytes (runaway macro expansion?) " + limit_hint("expanded-bytes"));
         }
     }
 
@@ -657,9 +663,10 @@ private:
                 break;
             }
         if (!any_macro) return raw;
-        if (++arg_depth_ > options_.max_expansion_depth) {
+        if (++arg_depth_ > options_.limits.macro_depth) {
             error_at(site, "macro arguments nested too deeply (more than " +
-                               std::to_string(options_.max_expansion_depth) + " levels)");
+                               std::to_string(options_.limits.macro_depth) + " levels) " +
+                               limit_hint("macro-depth"));
             --arg_depth_;
             return {};
         }
@@ -742,9 +749,10 @@ private:
 
     // Builds the replacement of `m` invoked at `site` and pushes it as a context.
     bool enter_macro(const Macro& m, const Token& site, std::vector<std::vector<Token>>& args) {
-        if (static_cast<int>(contexts_.size()) >= options_.max_expansion_depth) {
+        if (static_cast<int>(contexts_.size()) >= options_.limits.macro_depth) {
             error_at(site, "macro expansion nested too deeply (more than " +
-                               std::to_string(options_.max_expansion_depth) + " levels)");
+                               std::to_string(options_.limits.macro_depth) + " levels) " +
+                               limit_hint("macro-depth"));
             return false;
         }
         std::vector<Token> out = take_vector();
@@ -1106,7 +1114,7 @@ private:
         std::shared_ptr<const SourceFile> file;
         if (!name.empty() && name[0] == '/') {
             found_in = -1;
-            if (cache_.load(name, &why)) return name;
+            if (cache_.load(name, &why, options_.limits)) return name;
             return std::nullopt;
         }
         std::size_t start = 0;
@@ -1117,17 +1125,21 @@ private:
             const std::size_t slash = path.rfind('/');
             std::string candidate =
                 slash == std::string::npos ? name : path.substr(0, slash + 1) + name;
-            if (cache_.load(candidate)) {
+            Location refused;
+            if (cache_.load(candidate, &why, options_.limits, &refused)) {
                 found_in = -1;
                 return candidate;
             }
+            if (!refused.file.empty()) return std::nullopt; // found, but over a limit
         }
         for (std::size_t i = start; i < search_path_.size(); ++i) {
             std::string candidate = search_path_[i] + name;
-            if (cache_.load(candidate)) {
+            Location refused;
+            if (cache_.load(candidate, &why, options_.limits, &refused)) {
                 found_in = static_cast<int>(i);
                 return candidate;
             }
+            if (!refused.file.empty()) return std::nullopt;
         }
         why = "No such file or directory";
         return std::nullopt;
@@ -1196,10 +1208,10 @@ private:
         }
         if (!once_.empty()) impure(); // #pragma once state is not part of a memo
         if (once_.count(*path)) return;
-        if (static_cast<int>(frames_.size()) > options_.max_include_depth) {
+        if (static_cast<int>(frames_.size()) > options_.limits.include_depth) {
             std::string message = "#include nested depth " + std::to_string(frames_.size()) +
                                   " exceeds maximum of " +
-                                  std::to_string(options_.max_include_depth);
+                                  std::to_string(options_.limits.include_depth);
             // The cycle once, from the last time this file was entered: "a.dtsi → b.dtsi →
             // a.dtsi", at the #include that closes it (not the whole chain of nested frames).
             std::size_t from = frames_.size();
@@ -1213,11 +1225,13 @@ private:
                 for (std::size_t k = from; k < frames_.size(); ++k)
                     cycle += frames_[k].file->path + " \u2192 ";
                 message = "include cycle: " + cycle + *path + " (" + message + ")";
+            } else {
+                message += " " + limit_hint("include-depth");
             }
             error_at(where, message);
             return;
         }
-        auto included = cache_.load(*path, &why);
+        auto included = cache_.load(*path, &why, options_.limits);
         if (!included) {
             error_at(where, name + ": " + why);
             return;
@@ -1232,7 +1246,7 @@ private:
     bool replay(const SourceFile& file, const std::string& key) {
         for (const auto& memo : cache_.include_memos(&file)) {
             if (memo->key != key ||
-                static_cast<int>(frames_.size()) + memo->nesting > options_.max_include_depth ||
+                static_cast<int>(frames_.size()) + memo->nesting > options_.limits.include_depth ||
                 !emitting_)
                 continue;
             bool match = true;

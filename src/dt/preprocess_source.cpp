@@ -3,6 +3,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "cmalign/dt/preprocess.hpp"
 
@@ -72,9 +77,15 @@ std::shared_ptr<const SourceFile> make_source(std::string path, std::string text
     return file;
 }
 
-std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::string* error) {
+std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::string* error,
+                                                  const InputLimits& limits, Location* at) {
     {
         std::lock_guard lock(mutex_);
+        if (auto it = refused_.find(path); it != refused_.end()) {
+            if (error) *error = it->second.first;
+            if (at) *at = it->second.second;
+            return nullptr;
+        }
         if (auto it = files_.find(path); it != files_.end()) {
             if (!it->second && error) *error = "No such file or directory";
             return it->second;
@@ -82,24 +93,43 @@ std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::
     }
     std::shared_ptr<const SourceFile> file;
     std::string message;
+    std::optional<Location> refused_at;
     if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
         std::string text;
         char buffer[65536];
         std::size_t n = 0;
-        while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
+        while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+            if (text.size() + n > limits.file_bytes) {
+                message = fmt::format("file is larger than {} bytes {}", limits.file_bytes,
+                                      limit_hint("file-bytes"));
+                refused_at = Location{path, 0, 0};
+                break;
+            }
             text.append(buffer, n);
+        }
         const bool failed = std::ferror(f) != 0;
         std::fclose(f);
-        if (failed)
-            message = "read error";
-        else
-            file = make_source(path, std::move(text));
+        if (!refused_at && failed) message = "read error";
+        if (!refused_at && !failed) {
+            if (auto long_line = first_line_over(text, limits.line_bytes)) {
+                message = long_line_message(*long_line, limits);
+                refused_at = long_line_location(path, *long_line, limits);
+            } else {
+                file = make_source(path, std::move(text));
+            }
+        }
     } else {
         message = std::strerror(errno);
         if (message.empty()) message = "cannot open";
     }
-    // Opening a directory succeeds on Linux but reading fails: that is "read error" above.
     std::lock_guard lock(mutex_);
+    if (refused_at) {
+        refused_.try_emplace(path, message, *refused_at);
+        if (error) *error = message;
+        if (at) *at = *refused_at;
+        return nullptr;
+    }
+    // Opening a directory succeeds on Linux but reading fails: that is "read error" above.
     auto [it, inserted] = files_.try_emplace(path, file);
     if (!it->second && error) *error = message.empty() ? "No such file or directory" : message;
     (void)inserted;

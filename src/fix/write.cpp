@@ -4,8 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -86,6 +90,20 @@ std::string real_target(const std::string& path) {
     return ec ? path : (dir / p.filename()).string();
 }
 
+// What is on disk now, for the "changed since it was read" comparison; nullopt if unreadable.
+std::optional<std::string> current_content(const std::string& path) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+    if (!in) return std::nullopt;
+    std::string text;
+    char buffer[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0)
+        text.append(buffer, n);
+    if (std::ferror(in.get())) return std::nullopt;
+    return text;
+}
+
 void sync_directory(const std::string& file) {
     fs::path p(file);
     int fd = ::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
@@ -116,13 +134,35 @@ bool write_changes(std::span<const FileChange> changes, Diagnostics& diags,
         if (!temp) return discard();
         pending.push_back({target, *temp});
     }
-    // Every temp file is complete: now rename them all.
+    // Every temp file is complete. A file edited by someone else since it was read (an editor,
+    // a concurrent fix) is not overwritten: its content, not only its mtime, is compared.
+    if (!out_path) {
+        for (const auto& c : changes) {
+            auto now = current_content(c.file);
+            if (!now || *now != c.old_content) {
+                diags.error({c.file, 0, 0},
+                            now ? "the file changed since cmalign read it; nothing written (run "
+                                  "fix again)"
+                                : "the file can no longer be read; nothing written");
+                return discard();
+            }
+        }
+    }
+    // Now rename them all. Should one rename fail, the files already replaced get their old
+    // content back (again through a temp file), so the set of files stays as it was.
     for (std::size_t i = 0; i < pending.size(); ++i) {
         if (::rename(pending[i].temp.c_str(), pending[i].target.c_str()) != 0) {
             diags.error({pending[i].target, 0, 0},
-                        fmt::format("cannot replace the file: {}", errno_text()));
+                        fmt::format("cannot replace the file: {}; nothing written", errno_text()));
             for (std::size_t j = i; j < pending.size(); ++j)
                 ::unlink(pending[j].temp.c_str());
+            for (std::size_t j = 0; j < i && !out_path; ++j) {
+                auto restore = write_temp(pending[j].target, changes[j].old_content, diags);
+                if (!restore || ::rename(restore->c_str(), pending[j].target.c_str()) != 0)
+                    diags.error({pending[j].target, 0, 0},
+                                "could not restore the previous content after the failed "
+                                "rename: this file holds the fixed content");
+            }
             return false;
         }
         sync_directory(pending[i].target);

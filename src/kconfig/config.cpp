@@ -183,7 +183,8 @@ bool read_fragment(std::string_view text, const std::string& file, Config& into,
     return ok;
 }
 
-bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags) {
+bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags,
+                        const InputLimits& limits) {
     auto fail = [&](int error_number) {
         diags.error(Location{path, 0, 0},
                     fmt::format("cannot read configuration: {}",
@@ -201,9 +202,21 @@ bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diag
     if (S_ISREG(st.st_mode) && st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
     char buffer[1 << 16];
     std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0)
+    while ((got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) {
+        if (text.size() + got > limits.file_bytes) {
+            diags.error(Location{path, 0, 0},
+                        fmt::format("file is larger than {} bytes {}", limits.file_bytes,
+                                    limit_hint("file-bytes")));
+            return false;
+        }
         text.append(buffer, got);
+    }
     if (std::ferror(in.get())) return fail(errno != 0 ? errno : EIO);
+    if (auto long_line = first_line_over(text, limits.line_bytes)) {
+        diags.error(long_line_location(path, *long_line, limits),
+                    long_line_message(*long_line, limits));
+        return false;
+    }
     return read_fragment(text, path, into, diags);
 }
 
@@ -221,10 +234,10 @@ bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags) {
 }
 
 bool load(const std::vector<std::string>& files, const std::vector<std::string>& sets, Config& into,
-          Diagnostics& diags) {
+          Diagnostics& diags, const InputLimits& limits) {
     bool ok = true;
     for (const auto& file : files)
-        ok = read_fragment_file(file, into, diags) && ok;
+        ok = read_fragment_file(file, into, diags, limits) && ok;
     for (const auto& set : sets)
         ok = apply_set(set, into, diags) && ok;
     return ok;

@@ -857,6 +857,8 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
     std::string key = tree + '\0' + arch + '\0' + (options.run_shell ? "1" : "0");
     for (const auto& [k, v] : options.env)
         key += '\0' + k + '=' + v;
+    for (const auto& row : limit_table()) // a tree parsed under larger limits is not reused
+        key += fmt::format("\0{}={}", row.name, *limit_value(options.limits, row.name));
 
     std::shared_ptr<const Tree> parsed;
     {

@@ -49,9 +49,7 @@ namespace fs = std::filesystem;
 // Thrown to abandon the parse after a located error (preprocess.c's pperror() exits too).
 struct ParseAbort {};
 
-constexpr int max_macro_depth = 200;  // nested $(...) evaluations before we call it recursion
-constexpr int max_source_depth = 100; // nested `source`
-constexpr int max_expr_depth = 500;   // nested parentheses / `!` in one expression
+constexpr int max_expr_depth = 500; // nested parentheses / `!` in one expression
 
 bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
@@ -477,9 +475,10 @@ std::string Parser::expand_dollar(std::string_view text, std::size_t& pos,
 }
 
 std::string Parser::eval_clause(std::string_view clause, const std::vector<std::string>* args) {
-    if (++macro_depth_ > max_macro_depth)
-        fail("macro expansion nested too deeply: a recursive variable references itself "
-             "(eventually)");
+    if (++macro_depth_ > in_.options.limits.macro_depth)
+        fail(fmt::format("macro expansion nested deeper than {} levels: a recursive variable "
+                         "references itself (eventually) {}",
+                         in_.options.limits.macro_depth, limit_hint("macro-depth")));
     struct DepthGuard {
         int& d;
         ~DepthGuard() { --d; }
@@ -1064,8 +1063,10 @@ std::string Parser::expect_string(const std::vector<Token>& t, std::size_t& i, c
 }
 
 void Parser::source(const std::string& name, Tok kind, const Token& at) {
-    if (stack_.size() >= static_cast<std::size_t>(max_source_depth))
-        fail_at(at, "too many nested 'source' statements");
+    if (stack_.size() >= static_cast<std::size_t>(in_.options.limits.kconfig_source_depth))
+        fail_at(at, fmt::format("'source' nested deeper than {} levels {}",
+                                in_.options.limits.kconfig_source_depth,
+                                limit_hint("kconfig-source-depth")));
     bool relative = kind == Tok::kw_rsource || kind == Tok::kw_orsource;
     bool optional = kind == Tok::kw_osource || kind == Tok::kw_orsource;
     std::string rel = name;
@@ -1375,14 +1376,30 @@ void Parser::parse_file(const std::string& rel, const std::string& full) {
         std::ostringstream ss;
         ss << in.rdbuf();
         f.text = ss.str();
+        const auto& limits = in_.options.limits;
+        if (f.text.size() > limits.file_bytes) {
+            diags_.error({full, 0, 0}, fmt::format("file is larger than {} bytes {}",
+                                                   limits.file_bytes, limit_hint("file-bytes")));
+            throw ParseAbort{};
+        }
+        if (auto long_line = first_line_over(f.text, limits.line_bytes)) {
+            diags_.error(long_line_location(full, *long_line, limits),
+                         long_line_message(*long_line, limits));
+            throw ParseAbort{};
+        }
     }
     tree_.files.push_back(full);
     stack_.push_back(&f);
     std::size_t blocks_at_start = blocks_.size();
     std::vector<Token> toks;
     try {
-        while (next_statement(toks))
+        while (next_statement(toks)) {
             statement(toks);
+            if (tree_.symbols.size() > in_.options.limits.kconfig_symbols && !toks.empty())
+                fail_at(toks.front(), fmt::format("more than {} Kconfig symbols {}",
+                                                  in_.options.limits.kconfig_symbols,
+                                                  limit_hint("kconfig-symbols")));
+        }
     } catch (...) {
         stack_.pop_back();
         throw;

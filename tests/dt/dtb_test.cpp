@@ -140,7 +140,7 @@ TEST_CASE("read_dtb reports missing files, directories and oversize files by nam
     REQUIRE(tree);
     CHECK(tree->input == "given-name.dtb");
     dt::DtbOptions tiny;
-    tiny.max_file_bytes = 16;
+    tiny.limits.file_bytes = 16;
     Diagnostics big_diags;
     CHECK_FALSE(dt::read_dtb(path.string(), big_diags, tiny));
     CHECK(big_diags.items().size() == 1);

@@ -433,7 +433,7 @@ TEST_CASE("include cycles and runaway macros are errors, not hangs") {
                 std::to_string(i + 1) + "\n";
     bomb += "M0\n";
     dt::PreprocessOptions o;
-    o.max_output_bytes = 1 << 20;
+    o.limits.expanded_bytes = 1 << 20;
     const std::string err = error_of(bomb, o);
     CHECK(err.find("t.dts:41:1: error: preprocessed output exceeds 1048576 bytes") == 0);
 
@@ -462,7 +462,7 @@ TEST_CASE("hostile input never crashes or hangs") {
         Diagnostics diags;
         dt::FileCache cache;
         dt::PreprocessOptions o;
-        o.max_output_bytes = 1 << 20;
+        o.limits.expanded_bytes = 1 << 20;
         auto r = dt::preprocess(s.write("f.dts", text), o, cache, diags);
         if (!r) CHECK(diags.has_errors());
         if (r) {

@@ -347,6 +347,49 @@ TEST_CASE("--in-place keeps permissions and follows symlinks") {
     CHECK(read_file(dir / "real/b.dts").find("size = <0x0 0x2000000>;") != std::string::npos);
 }
 
+TEST_CASE("--in-place over several boards writes nothing when one of them does not parse") {
+    TempDir dir("allornothing");
+    write_file(dir / "good.dts", board(two_cells, "\t\tpool { compatible = \"shared-dma-pool\"; "
+                                                  "reusable; size = <0x0 0x400000>; };\n"));
+    write_file(dir / "broken.dts", "/dts-v1/;\n/ { reserved-memory { ; };\n");
+    Snapshot good(dir / "good.dts");
+    auto r = run_cli("fix " + (dir / "good.dts") + " " + (dir / "broken.dts") + " -c " +
+                     config_16k() + " --in-place");
+    CHECK(r.exit_code == 2);
+    CHECK(good.unchanged(dir / "good.dts"));
+    CHECK(r.err.find("nothing written") != std::string::npos);
+    // Alone, the good board is fixed.
+    CHECK(run_cli("fix " + (dir / "good.dts") + " -c " + config_16k() + " --in-place").exit_code ==
+          0);
+    CHECK(read_file(dir / "good.dts").find("size = <0x0 0x2000000>;") != std::string::npos);
+}
+
+TEST_CASE("a file changed since it was read is not overwritten, and no temp file is left") {
+    TempDir dir("changed");
+    write_file(dir / "a.dts", "A, as read\n");
+    write_file(dir / "b.dts", "B, as read\n");
+    std::vector<fix::FileChange> changes(2);
+    changes[0] = {dir / "a.dts", "A, as read\n", "A, fixed\n", false};
+    changes[1] = {dir / "b.dts", "B, as read\n", "B, fixed\n", false};
+    write_file(dir / "b.dts", "B, edited meanwhile\n"); // same length class, new content
+    Diagnostics diags;
+    CHECK_FALSE(fix::write_changes(changes, diags));
+    REQUIRE(diags.has_errors());
+    CHECK(diags.items().front().message.find("changed since cmalign read it") != std::string::npos);
+    CHECK(read_file(dir / "a.dts") == "A, as read\n"); // all or nothing
+    CHECK(read_file(dir / "b.dts") == "B, edited meanwhile\n");
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path))
+        ++entries;
+    CHECK(entries == 2);
+    // Unchanged on disk: both written.
+    write_file(dir / "b.dts", "B, as read\n");
+    Diagnostics ok;
+    CHECK(fix::write_changes(changes, ok));
+    CHECK(read_file(dir / "a.dts") == "A, fixed\n");
+    CHECK(read_file(dir / "b.dts") == "B, fixed\n");
+}
+
 TEST_CASE("--diff output is accepted by patch -p1 and git apply, and writes nothing") {
     TempDir dir("diff");
     write_file(dir / "arch/soc.dtsi",

@@ -118,3 +118,20 @@ def test_every_command_has_a_docstring_and_a_stub():
         assert [a.arg for a in stubs[name].args.args] == params, name
     assert set(cmalign.__all__) >= set(COMMANDS) | {"Error", "__version__"}
     assert set(cmalign._cmalign.commands()) == set(COMMANDS)
+
+
+def test_limits_are_raised_by_name_and_refused_when_unknown(tmp_path):
+    deep = tmp_path / "deep.dts"
+    depth = 300  # over the default node-depth of 256
+    deep.write_text("/dts-v1/;\n/ {\n" + "n {\n" * depth + "};\n" * depth + "};\n")
+    with pytest.raises(cmalign.Error) as err:
+        cmalign.check(files=[deep], arch="arm64", kernel_version="6.12")
+    assert err.value.file == str(deep) and err.value.line == 258
+    assert "--limit node-depth=N raises it" in str(err.value)
+    got = cmalign.check(files=[deep], arch="arm64", kernel_version="6.12",
+                        limits={"node-depth": 400})
+    assert got["summary"]["errors"] == 0
+    with pytest.raises(cmalign.Error, match="unknown limit 'wombats'"):
+        cmalign.check(files=[deep], arch="arm64", limits={"wombats": 1})
+    with pytest.raises(cmalign.Error, match="above the largest allowed value 2000"):
+        cmalign.tree(deep, limits={"node-depth": 100000})

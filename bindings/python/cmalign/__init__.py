@@ -56,7 +56,7 @@ def _run(command, **request):
     return _json.loads(result)
 
 
-def calc(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False):
+def calc(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False, limits=None):
     """What the kernel computes for a configuration: page size, max order, pageblock_order and
     ``cma_min_alignment_bytes`` with the derivation of each (the ``cmalign calc`` object).
 
@@ -64,18 +64,20 @@ def calc(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None
     sets: ``{"CONFIG_X": "y"}`` applied after the files (values ``str``, ``int`` or ``bool``).
     arch, kernel_version, kernel_tree: as ``--arch``, ``--kernel-version``, ``--kernel-tree``.
     kconfig_shell: run Kconfig's toolchain probes (``--kconfig-shell``) instead of assuming them.
+    limits: ``{"node-depth": 1000}`` raises bounds on the work one input may cause, as
+    ``--limit NAME=VALUE`` (names and defaults in docs/limits.md).
 
     >>> calc(arch="arm64", kernel_version="6.16",
     ...      sets={"CONFIG_ARM64_16K_PAGES": "y"})["cma_min_alignment_bytes"]
     33554432
     """
     return _run("calc", configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, limits=limits)
 
 
 def check(files, configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None,
           include_dirs=(), defines=None, bootargs=None, switches=(), werror=False,
-          affected_by=(), jobs=None, overlays=(), sweep_versions=None, sweep_page_sizes=None, kconfig_shell=False):
+          affected_by=(), jobs=None, overlays=(), sweep_versions=None, sweep_page_sizes=None, kconfig_shell=False, limits=None):
     """Every reservation the kernel will reject (the ``cmalign check`` object: ``alignment``,
     ``regions``, ``diagnostics``, ``summary``).
 
@@ -95,11 +97,11 @@ def check(files, configs=(), sets=None, arch=None, kernel_version=None, kernel_t
                 include_dirs=list(include_dirs), defines=defines, bootargs=bootargs,
                 switches=list(switches), werror=werror, affected_by=list(affected_by), jobs=jobs,
                 overlays=list(overlays), sweep_versions=sweep_versions,
-                sweep_page_sizes=sweep_page_sizes)
+                sweep_page_sizes=sweep_page_sizes, limits=limits)
 
 
 def fix(file, out=None, in_place=False, diff=False, configs=(), sets=None, arch=None,
-        kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, bootargs=None, kconfig_shell=False):
+        kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, bootargs=None, kconfig_shell=False, limits=None):
     """CMA pool sizes rounded up to the kernel's alignment where they are written (the
     ``cmalign fix`` object: ``edits``, ``diagnostics``, ``written``, ``alignment``).
 
@@ -110,11 +112,11 @@ def fix(file, out=None, in_place=False, diff=False, configs=(), sets=None, arch=
     """
     return _run("fix", file=file, out=out, in_place=in_place, diff=diff, configs=list(configs),
                 sets=sets, arch=arch, kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None,
-                include_dirs=list(include_dirs), defines=defines, bootargs=bootargs)
+                include_dirs=list(include_dirs), defines=defines, bootargs=bootargs, limits=limits)
 
 
 def suggest(files=(), target_alignment=None, configs=(), sets=None, arch=None,
-            kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, kconfig_shell=False):
+            kernel_version=None, kernel_tree=None, include_dirs=(), defines=None, kconfig_shell=False, limits=None):
     """Configuration changes that make the pools valid without growing them, best first (the
     ``cmalign suggest`` object: ``suggestions``, ``needed_alignment_bytes``, ...).
 
@@ -122,7 +124,7 @@ def suggest(files=(), target_alignment=None, configs=(), sets=None, arch=None,
     """
     return _run("suggest", files=list(files), target_alignment=target_alignment,
                 configs=list(configs), sets=sets, arch=arch, kernel_version=kernel_version,
-                kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, include_dirs=list(include_dirs), defines=defines)
+                kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, include_dirs=list(include_dirs), defines=defines, limits=limits)
 
 
 def table(arch="arm64", kernel_version=None):
@@ -131,17 +133,17 @@ def table(arch="arm64", kernel_version=None):
     return _run("table", arch=arch, kernel_version=kernel_version)
 
 
-def config(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False):
+def config(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False, limits=None):
     """The configuration after merging the inputs: ``{"symbols": {"CONFIG_X": "value"}}``."""
     return _run("config", configs=list(configs), sets=sets, arch=arch,
-                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None)
+                kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, limits=limits)
 
 
-def tree(file, path="/", format="json", include_dirs=(), defines=None, kernel_tree=None):
+def tree(file, path="/", format="json", include_dirs=(), defines=None, kernel_tree=None, limits=None):
     """The resolved device tree as dtc builds it: ``{"nodes": [...]}``, or with
     ``format="dts"`` ``{"dts": text}``. ``path`` selects a subtree ("/reserved-memory")."""
     return _run("tree", file=file, path=path, format=format, include_dirs=list(include_dirs),
-                defines=defines, kernel_tree=kernel_tree)
+                defines=defines, kernel_tree=kernel_tree, limits=limits)
 
 
 def _text(value):

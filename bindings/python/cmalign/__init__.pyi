@@ -17,7 +17,8 @@ class Error(ValueError):
 def calc(configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
          arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
          kernel_tree: Optional[_Path] = ...,
-        kconfig_shell: bool = ...) -> _Json: ...
+        kconfig_shell: bool = ...,
+        limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def check(files: Sequence[_Path], configs: Sequence[_Path] = ...,
           sets: Optional[Mapping[str, _Value]] = ..., arch: Optional[str] = ...,
           kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ...,
@@ -26,28 +27,33 @@ def check(files: Sequence[_Path], configs: Sequence[_Path] = ...,
           affected_by: Sequence[_Path] = ..., jobs: Optional[int] = ...,
           overlays: Sequence[_Path] = ..., sweep_versions: Optional[str] = ...,
           sweep_page_sizes: Optional[str] = ...,
-        kconfig_shell: bool = ...) -> _Json: ...
+        kconfig_shell: bool = ...,
+        limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def fix(file: _Path, out: Optional[_Path] = ..., in_place: bool = ..., diff: bool = ...,
         configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
         arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
         kernel_tree: Optional[_Path] = ..., include_dirs: Sequence[_Path] = ...,
         defines: Optional[Mapping[str, Optional[_Value]]] = ...,
         bootargs: Optional[str] = ...,
-        kconfig_shell: bool = ...) -> _Json: ...
+        kconfig_shell: bool = ...,
+        limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def suggest(files: Sequence[_Path] = ..., target_alignment: Union[int, str, None] = ...,
             configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
             arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
             kernel_tree: Optional[_Path] = ..., include_dirs: Sequence[_Path] = ...,
             defines: Optional[Mapping[str, Optional[_Value]]] = ...,
-        kconfig_shell: bool = ...) -> _Json: ...
+        kconfig_shell: bool = ...,
+        limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def table(arch: str = ..., kernel_version: Optional[str] = ...) -> _Json: ...
 def config(configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
            arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
            kernel_tree: Optional[_Path] = ...,
-        kconfig_shell: bool = ...) -> _Json: ...
+        kconfig_shell: bool = ...,
+        limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def tree(file: _Path, path: str = ..., format: str = ..., include_dirs: Sequence[_Path] = ...,
          defines: Optional[Mapping[str, Optional[_Value]]] = ...,
-         kernel_tree: Optional[_Path] = ...) -> _Json: ...
+         kernel_tree: Optional[_Path] = ...,
+         limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
 def pcp(memory: Union[int, str, None] = ..., zones: Optional[Mapping[str, Union[int, str]]] = ...,
         zoneinfo: Optional[_Path] = ..., cpus: Optional[int] = ...,
         sysctls: Optional[Mapping[str, Union[int, str, Sequence[int]]]] = ...,

@@ -13,13 +13,13 @@
 #include <string_view>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/dt/tree.hpp"
 
 namespace cmalign::dt {
 
 struct DtbOptions {
-    std::size_t max_file_bytes = 64u << 20; // refuse anything larger (a DTB is kilobytes)
-    int max_depth = 64;                     // nesting guard, far above any real tree
+    InputLimits limits; // file_bytes, node_depth, nodes, properties
 };
 
 // True for a .dtb/.dtbo name, or when the first bytes are the FDT magic (0xd00dfeed).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 
 namespace cmalign::kconfig {
 
@@ -76,13 +77,15 @@ bool read_fragment(std::string_view text, const std::string& file, Config& into,
                    Diagnostics& diags);
 
 // Reads a file from disk (unreadable file → error at "file"), then read_fragment().
-bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags);
+// A file over limits.file_bytes, or with a line over limits.line_bytes, is a located error.
+bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags,
+                        const InputLimits& limits = {});
 
 // Applies one "CONFIG_X=VALUE" (or "X=VALUE") given on the command line. Location "--set".
 bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags);
 
 // Files in order, then sets: the whole `-c ... --set ...` pipeline.
 bool load(const std::vector<std::string>& files, const std::vector<std::string>& sets, Config& into,
-          Diagnostics& diags);
+          Diagnostics& diags, const InputLimits& limits = {});
 
 } // namespace cmalign::kconfig

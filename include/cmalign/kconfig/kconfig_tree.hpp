@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/kconfig/config.hpp"
 
 namespace cmalign::kconfig {
@@ -27,6 +28,9 @@ struct EvalOptions {
     // The input files in the order they were given (Entry::where.file), so that the merged
     // inputs are read in the order of the .config merge_config.sh would write.
     std::vector<std::string> input_order;
+    // macro_depth, kconfig_source_depth, kconfig_symbols, and file_bytes/line_bytes of every
+    // Kconfig file read.
+    InputLimits limits;
 };
 
 // One toolchain probe answered without running it.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
 
@@ -153,8 +154,9 @@ struct File {
 
 struct ParseOptions {
     std::vector<std::string> include_dirs; // for /include/ and /incbin/ after the file's own dir
-    int max_depth = 256;                   // node and expression nesting
-    int max_include_depth = 100;           // /include/ nesting
+    // node_depth (node and expression nesting), include_depth (/include/), nodes, properties;
+    // file_bytes and line_bytes for /include/d and /incbin/ files.
+    InputLimits limits;
 };
 
 // nullopt (and located errors) on a syntax error. `text` must outlive the result.

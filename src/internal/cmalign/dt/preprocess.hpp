@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/dt/tree.hpp"
 
 namespace cmalign::dt {
@@ -40,7 +41,10 @@ std::shared_ptr<const SourceFile> make_source(std::string path, std::string text
 class FileCache {
 public:
     // nullptr and `error` set when the file cannot be read.
-    std::shared_ptr<const SourceFile> load(const std::string& path, std::string* error = nullptr);
+    // A file over limits.file_bytes, or with a line over limits.line_bytes, is refused with an
+    // error that names the file (and the line); `at` (when given) is set to where.
+    std::shared_ptr<const SourceFile> load(const std::string& path, std::string* error = nullptr,
+                                           const InputLimits& limits = {}, Location* at = nullptr);
 
     // Internal to the preprocessor: the outcome of preprocessing an included file (output and
     // macro changes), reused by later inputs when every macro it looked at has the same
@@ -53,6 +57,7 @@ public:
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<const SourceFile>> files_;
+    std::unordered_map<std::string, std::pair<std::string, Location>> refused_; // over a limit
     std::unordered_map<const SourceFile*, std::vector<std::shared_ptr<const IncludeMemo>>> memos_;
 };
 
@@ -62,9 +67,9 @@ struct PreprocessOptions {
     // Adds <tree>/scripts/dtc/include-prefixes after include_dirs, as the kernel's
     // scripts/Makefile.dtbs (6.12; scripts/Makefile.lib before) dtc_cpp_flags do.
     std::optional<std::string> kernel_tree;
-    int max_include_depth = 200;
-    std::size_t max_output_bytes = 256u << 20; // runaway expansion guard
-    int max_expansion_depth = 256;
+    // include_depth, macro_depth and expanded_bytes bound the preprocessor; file_bytes and
+    // line_bytes every file it reads; the rest travel on to the DTS parser and the DTB reader.
+    InputLimits limits;
 };
 
 // Preprocessed text. Segments cover the output in order; a verbatim segment's text equals
