@@ -606,8 +606,7 @@ std::span<const KconfigRangeRow> kconfig_range_rules() {
 }
 
 const KconfigRangeRow& kconfig_range_rule(const KernelVersion& version) {
-    for (const auto& row : kconfig_range_rules())
-        if (row.versions.contains(version)) return row;
+    if (const auto* row = find(kconfig_range_rules(), version)) return *row;
     return kconfig_range_rules().back();
 }
 
