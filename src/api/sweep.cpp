@@ -119,17 +119,22 @@ std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
     return std::uint64_t{1} << *cell.page_shift;
 }
 
+// The keys every sweep entry starts with: the cell, its page size and its CMA alignment.
+nlohmann::json cell_entry(const SweepCell& cell, const std::optional<kernel::Model>& model) {
+    auto j = cell_header(cell, model ? std::optional(model->page_size) : requested_page_size(cell));
+    j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
+                                       ? nlohmann::json(*model->cma_min_alignment_bytes)
+                                       : nlohmann::json(nullptr);
+    return j;
+}
+
 } // namespace
 
 nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
         const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell,
-                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
-        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                           : nlohmann::json(nullptr);
+        auto j = cell_entry(c.cell, model);
         if (model) {
             j.update(report::check_json(kernel::to_json(*model), c.outcome.results,
                                         c.outcome.input_errors));
@@ -260,12 +265,7 @@ SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const Sweep
 nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
-        const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell,
-                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
-        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                           : nlohmann::json(nullptr);
+        auto j = cell_entry(c.cell, c.outcome.model);
         if (c.cell.change.unavailable.empty()) j.update(suggest_json(c.outcome));
         entries.push_back(std::move(j));
     }

@@ -75,12 +75,8 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
             exit_code = ExitCode::input_error;
             return;
         }
-        bool usage_error = false;
-        auto spec = sweep_spec(*sweep_options, usage_error);
-        if (usage_error) {
-            exit_code = ExitCode::input_error;
-            return;
-        }
+        auto spec = sweep_spec(*sweep_options, exit_code);
+        if (exit_code == ExitCode::input_error) return;
         if (spec) {
             if (*format == "sarif") {
                 std::cerr << "cmalign: error: a sweep prints text or json, not sarif\n";

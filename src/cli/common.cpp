@@ -30,11 +30,10 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& 
                    "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
 }
 
-std::optional<SweepSpec> sweep_spec(const SweepOptions& options, bool& usage_error) {
-    usage_error = false;
+std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code) {
     if (!options.page_sizes.empty() && options.versions.empty()) {
         std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
-        usage_error = true;
+        exit_code = ExitCode::input_error;
         return std::nullopt;
     }
     if (options.versions.empty()) return std::nullopt;

@@ -48,7 +48,7 @@ struct SweepOptions {
 };
 void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& each);
 // The sweep asked for, or nullopt. Page sizes without versions are a usage error: said on
-// stderr, and `usage_error` set.
-std::optional<SweepSpec> sweep_spec(const SweepOptions& options, bool& usage_error);
+// stderr, and `exit_code` set to input_error.
+std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code);
 
 } // namespace cmalign::cli

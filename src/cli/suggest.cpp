@@ -36,12 +36,8 @@ void register_suggest(CLI::App& app, ExitCode& exit_code) {
                 return;
             }
         }
-        bool usage_error = false;
-        auto spec = sweep_spec(*sweep_options, usage_error);
-        if (usage_error) {
-            exit_code = ExitCode::input_error;
-            return;
-        }
+        auto spec = sweep_spec(*sweep_options, exit_code);
+        if (exit_code == ExitCode::input_error) return;
         if (spec) {
             auto sweep = run_suggest_sweep(*request, *spec);
             for (const auto& d : sweep.errors)
