@@ -8,6 +8,7 @@
 
 #include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
+#include "cmalign/kernel/reserved_mem.hpp"
 
 namespace cmalign::checks::entries {
 
@@ -48,7 +49,7 @@ extern const CheckInfo reusable_no_map{
 // coherent-no-map: kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only.
 
 void check_coherent_no_map(const Context& ctx, Findings& out) {
-    if (ctx.model.arch != kernel::Arch::arm) return;
+    if (!kernel::coherent_pool_needs_no_map(ctx.model.arch)) return;
     for (const auto& r : ctx.reservations.regions) {
         if (r.kind != Kind::coherent || r.no_map) continue;
         out.add(Severity::error, r.where, r.path,

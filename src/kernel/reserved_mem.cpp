@@ -20,6 +20,10 @@ constexpr std::array<ReservedMemRules, 3> rows{{
 
 } // namespace
 
+bool coherent_pool_needs_no_map(Arch arch) {
+    return rules::info(arch).coherent_needs_no_map;
+}
+
 std::span<const ReservedMemRules> reserved_mem_rows() {
     return rows;
 }

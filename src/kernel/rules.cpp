@@ -394,7 +394,7 @@ std::span<const ArchSymbolRow> arch_symbols() {
 std::span<const ArchInfo> arch_infos() {
     static const std::array rows = {
         ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, nullptr, true, true},
-        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false},
+        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false, true},
         ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, nullptr, true, false},
         ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, nullptr, false, false},
         ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", "32BIT", true, false},

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "cmalign/core/version.hpp"
+#include "cmalign/kernel/model.hpp"
 
 namespace cmalign::kernel {
 
@@ -26,5 +27,9 @@ struct ReservedMemRules {
 // The row for `version` (the rows cover every version), and all rows, oldest first.
 const ReservedMemRules& reserved_mem_rules(const KernelVersion& version);
 std::span<const ReservedMemRules> reserved_mem_rows();
+
+// Whether the arch's coherent allocator refuses a non-reusable shared-dma-pool without no-map
+// (kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only).
+bool coherent_pool_needs_no_map(Arch arch);
 
 } // namespace cmalign::kernel

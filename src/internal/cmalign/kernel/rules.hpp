@@ -215,6 +215,9 @@ struct ArchInfo {
     const char* bits32_symbol;    // the one that says 32-bit (64BIT has no "is not set" line)
     bool default_64bit;           // assumed when bits_symbol is absent
     bool always_sparsemem;
+    // kernel/dma/coherent.c rmem_dma_setup(): `#ifdef CONFIG_ARM` a non-reusable pool without
+    // no-map is refused ("regions without no-map are not yet supported"; 6.1 and 6.12).
+    bool coherent_needs_no_map = false;
 };
 
 std::span<const PageSizeRow> page_sizes();
