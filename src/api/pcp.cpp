@@ -9,6 +9,7 @@
 
 #include "cmalign/calc/rules.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/zone_layout.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp"
@@ -19,6 +20,9 @@ namespace cmalign {
 
 using calc::ZoneType;
 using namespace pcp_inputs;
+using kernel::configured_zones;
+using kernel::estimate_zones;
+using kernel::has_zone;
 
 ExitCode PcpOutcome::exit_code() const {
     if (diags.has_errors() || !model) return ExitCode::input_error;

@@ -1,8 +1,10 @@
-// The rule tables. Each row names the kernel file it comes from; see rules.hpp for the types.
+// The rule tables of page sizes, huge pages, pageblock_order, CMA alignment and areas, section
+// sizes and arches (the max order's are in rules_orders.cpp). Each row names the kernel file it
+// comes from; see rules.hpp for the types.
 //
-// Sources: kernel-facts.md (§1, §2), the Debian trees L6.1 (6.1.192) and L6.12 (6.12.117), and the
-// upstream commits named in the notes. Version boundaries the facts mark [likely] or
-// [unverified] say so in the row's `note`, which derive() copies into the derivation's source.
+// Sources: the Debian trees 6.1.192 and 6.12.117, and the upstream commits named in the notes.
+// Version boundaries not confirmed in a tagged tree say [likely] or [unverified] in the row's
+// `note`, which derive() copies into the derivation's source.
 #include "cmalign/kernel/rules.hpp"
 
 #include <array>
