@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
             request.size = size;
             request.available_order = available;
             auto outcome = run_heap(request);
-            if (outcome.exit_code() != 0) {
+            if (outcome.exit_code() != ExitCode::clean) {
                 for (const auto& d : outcome.diags.items())
                     std::fprintf(stderr, "%s\n", format_gcc(d).c_str());
                 return 2;

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         request.memory = memory;
         request.cpus = cpus;
         auto outcome = run_pcp(request);
-        if (outcome.exit_code() == 2) {
+        if (outcome.exit_code() == ExitCode::input_error) {
             for (const auto& d : outcome.diags.items())
                 std::fprintf(stderr, "%s\n", format_gcc(d).c_str());
             return 2;

@@ -4,10 +4,12 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"
+#include "cmalign/core/exit_code.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -59,6 +61,8 @@ ConfigOptions resolve_config_options(const ConfigOptions& options,
 
 // --arch/--kernel-version/--kernel-tree as kernel::Options; nullopt (and an error) when invalid.
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags);
+// --arch as every command reads it (aliases included): nullopt and "unknown architecture '…'".
+std::optional<kernel::Arch> arch_option(std::string_view name, Diagnostics& diags);
 
 // The make ARCH for Kconfig: --arch, else the config header, else CONFIG_<ARCH> symbols of the
 // inputs; nullopt when none says it.

@@ -54,8 +54,9 @@ struct ExplainOutcome {
     std::vector<bootlog::Message> other;     // lines about no node (the cma= area, …)
     std::vector<Diagnostic> errors;          // unreadable log or board, no version, config
     std::vector<std::string> notes;
-    // 2: errors; 1: the log shows a pool lost (rejected or failed) or check finds an error; 0.
-    int exit_code() const;
+    // input_error: errors; findings: the log shows a pool lost (rejected or failed) or check
+    // finds an error.
+    ExitCode exit_code() const;
 };
 
 ExplainOutcome run_explain(const ExplainRequest& request);

@@ -52,6 +52,9 @@ struct CheckOutcome {
     std::size_t unaffected_inputs = 0;          // inputs left out by affected_by
 
     bool unusable_input() const { return !model || !input_errors.empty(); }
+    // input_error: no model or an unreadable input; findings: an error-level finding (or a
+    // warning, with werror) in any input; else clean.
+    ExitCode exit_code(bool werror) const;
 };
 
 CheckOutcome run_check(const CheckRequest& request);

@@ -49,11 +49,12 @@ struct FixOutcome {
     std::vector<std::string> written;  // files written
     bool unfixable = false;
     bool conflict = false;
+    FixMode mode = FixMode::plan; // the request's: edits only shown (plan, diff) are not applied
 
-    // 2: configuration, input, usage or I/O error; 1: something needs a fix that was not
-    // applied (unfixable, conflict, or edits shown by plan/diff mode); 0: nothing to fix or all
-    // fixed.
-    int exit_code() const;
+    // input_error: configuration, input, usage or I/O error; findings: something needs a fix
+    // that was not applied (unfixable, conflict, or edits shown by plan/diff mode, as
+    // `ruff --diff` and `black --check` fail so CI notices); clean: nothing to fix or all fixed.
+    ExitCode exit_code() const;
 };
 
 FixOutcome run_fix(const FixRequest& request);
@@ -75,7 +76,8 @@ struct SuggestOutcome {
     std::optional<fix::SuggestResult> result;
     std::vector<Diagnostic> errors;       // config, input or usage problems (exit 2)
     std::vector<Diagnostic> config_notes; // notes and warnings about the configuration
-    int exit_code() const; // 2 on errors; 1 when pools are invalid and nothing helps; 0
+    // input_error on errors; findings when pools are invalid and nothing helps; else clean.
+    ExitCode exit_code() const;
 };
 
 SuggestOutcome run_suggest(const SuggestRequest& request);

@@ -24,8 +24,9 @@ struct MapOutcome {
     std::optional<map::Layout> layout;
     std::vector<Diagnostic> errors;             // configuration or input errors (exit 2)
     std::vector<Diagnostic> config_diagnostics; // warnings about the configuration
-    // 2: configuration or input error; 1: the kernel rejects something on the map; 0: clean.
-    int exit_code() const;
+    // input_error: configuration or input error; findings: the kernel rejects something on the
+    // map.
+    ExitCode exit_code() const;
 };
 
 MapOutcome run_map(const MapRequest& request);

@@ -51,8 +51,8 @@ struct SweepCheckOutcome {
     std::optional<SweepPlan> plan;
     std::vector<SweepCheckCell> cells;
     std::vector<Diagnostic> errors; // usage and configuration errors of the sweep itself
-    // 2: a sweep, configuration or input error in any cell; 1: a failing finding in any cell.
-    int exit_code(bool werror) const;
+    // The worst of the cells' check exit codes; input_error for an error of the sweep itself.
+    ExitCode exit_code(bool werror) const;
 };
 SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec);
 
@@ -73,7 +73,7 @@ struct SweepSuggestOutcome {
     std::optional<SweepPlan> plan;
     std::vector<SweepSuggestCell> cells;
     std::vector<Diagnostic> errors;
-    int exit_code() const; // the worst of the cells' suggest exit codes
+    ExitCode exit_code() const; // the worst of the cells' suggest exit codes
 };
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec);
 // {"sweep": [{kernel_version, page_size, config_changes, notes, unavailable, + suggest_json}]}

@@ -55,8 +55,8 @@ struct PcpOutcome {
     std::vector<std::string> notes; // what the tool noticed (boot parameters, hints)
     Diagnostics diags;              // input errors are fatal (exit 2)
 
-    // 2: unusable input; 1: the zoneinfo differs from the computation; 0 otherwise.
-    int exit_code() const;
+    // input_error: unusable input; findings: the zoneinfo differs from the computation.
+    ExitCode exit_code() const;
 };
 
 PcpOutcome run_pcp(const PcpRequest& request);
@@ -73,7 +73,9 @@ struct HeapOutcome {
     std::optional<kernel::Model> model;
     std::optional<calc::HeapPlan> plan;
     Diagnostics diags;
-    int exit_code() const { return plan && !diags.has_errors() ? 0 : 2; }
+    ExitCode exit_code() const {
+        return plan && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
+    }
 };
 
 HeapOutcome run_heap(const HeapRequest& request);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/size.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
@@ -30,13 +31,14 @@ const char* to_string(NodeOutcome outcome) {
     return "absent";
 }
 
-int ExplainOutcome::exit_code() const {
-    if (!errors.empty()) return 2;
+ExitCode ExplainOutcome::exit_code() const {
+    if (!errors.empty()) return ExitCode::input_error;
     for (const auto& n : nodes) {
-        if (n.outcome == NodeOutcome::rejected || n.outcome == NodeOutcome::failed) return 1;
-        if (n.finding && n.finding->severity == Severity::error) return 1;
+        if (n.outcome == NodeOutcome::rejected || n.outcome == NodeOutcome::failed)
+            return ExitCode::findings;
+        if (n.finding && n.finding->severity == Severity::error) return ExitCode::findings;
     }
-    return 0;
+    return ExitCode::clean;
 }
 
 namespace {
@@ -274,9 +276,9 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     // Why, in words: the log's outcome next to check's verdict for this version.
     const auto& model = *out.model;
     std::string kernel = fmt::format("v{} ({} pages, CMA alignment {})", out.version->str(),
-                                     kernel::human_bytes(model.page_size),
+                                     format_size(model.page_size, ByteUnit::bytes),
                                      model.cma_min_alignment_bytes
-                                         ? kernel::human_bytes(*model.cma_min_alignment_bytes)
+                                         ? format_size(*model.cma_min_alignment_bytes, ByteUnit::bytes)
                                          : std::string("decided at boot"));
     std::optional<report::SweepMatrix> by_page_size;
     for (auto& n : out.nodes) {
@@ -308,8 +310,8 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                     if (m.cells[p][c] == report::PoolState::rejected)
                         would += fmt::format(
                             "{}{} pages (CMA alignment {})", would.empty() ? "" : ", ",
-                            kernel::human_bytes(m.columns[c].page_size),
-                            m.columns[c].alignment ? kernel::human_bytes(*m.columns[c].alignment)
+                            format_size(m.columns[c].page_size, ByteUnit::bytes),
+                            m.columns[c].alignment ? format_size(*m.columns[c].alignment, ByteUnit::bytes)
                                                    : std::string("decided at boot"));
             }
             n.message = fmt::format(
@@ -404,9 +406,9 @@ std::string explain_text(const ExplainOutcome& outcome) {
         out +=
             fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n", outcome.version->str(),
                         outcome.version_source, kernel::to_string(outcome.model->arch),
-                        kernel::human_bytes(outcome.model->page_size),
+                        format_size(outcome.model->page_size, ByteUnit::bytes),
                         outcome.model->cma_min_alignment_bytes
-                            ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
+                            ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
                             : std::string("decided at boot"));
     for (const auto& n : outcome.nodes) {
         out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where), to_string(n.outcome));

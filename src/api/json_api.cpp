@@ -207,8 +207,9 @@ json table_command(Request& r) {
     auto arch_name = r.string("arch").value_or("arm64");
     auto version_text = r.string("kernel_version");
     r.finish();
-    auto arch = kernel::parse_arch(arch_name);
-    if (!arch) fail(fmt::format("table: unknown architecture '{}'", arch_name));
+    Diagnostics arch_diags;
+    auto arch = arch_option(arch_name, arch_diags);
+    if (!arch) fail("table: " + arch_diags.items().front().message);
     KernelVersion version = newest_modelled_version();
     if (version_text) {
         auto parsed = KernelVersion::parse(*version_text);
@@ -301,7 +302,7 @@ json fix_command(Request& r) {
         request.diff_base = std::filesystem::current_path(ec).string();
     }
     auto outcome = run_fix(request);
-    if (outcome.exit_code() == 2)
+    if (outcome.exit_code() == ExitCode::input_error)
         fail_with({&outcome.config_diagnostics, &outcome.input_errors, &outcome.io_errors});
     auto j = fix_json(outcome);
     if (diff) j["diff"] = outcome.diff; // the CLI prints it; here it travels with the edits
@@ -316,7 +317,7 @@ json suggest_command(Request& r) {
     request.target_alignment = r.size("target_alignment");
     r.finish();
     auto outcome = run_suggest(request);
-    if (outcome.exit_code() == 2) fail_with({&outcome.errors});
+    if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.errors});
     return suggest_json(outcome);
 }
 
@@ -357,7 +358,7 @@ json pcp_command(Request& r) {
     request.vendor_params = r.strings("vendor_params");
     r.finish();
     auto outcome = run_pcp(request);
-    if (outcome.exit_code() == 2) fail_with({&outcome.diags.items()});
+    if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.diags.items()});
     return pcp_json(outcome);
 }
 
@@ -371,7 +372,7 @@ json heap_command(Request& r) {
     if (!size) fail("heap: 'size' is required");
     request.size = *size;
     auto outcome = run_heap(request);
-    if (outcome.exit_code() == 2) fail_with({&outcome.diags.items()});
+    if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.diags.items()});
     return heap_json(outcome);
 }
 
@@ -387,7 +388,7 @@ json explain_command(Request& r) {
     request.log_path = *log;
     request.board = *board;
     auto outcome = run_explain(request);
-    if (outcome.exit_code() == 2) fail_with({&outcome.errors});
+    if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.errors});
     return explain_json(outcome);
 }
 

@@ -144,14 +144,17 @@ std::optional<kconfig::Config> load_config(const ConfigOptions& given, Diagnosti
     return std::move(result->config);
 }
 
+std::optional<kernel::Arch> arch_option(std::string_view name, Diagnostics& diags) {
+    auto arch = kernel::parse_arch(name);
+    if (!arch) diags.error({}, fmt::format("unknown architecture '{}'", name));
+    return arch;
+}
+
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags) {
     kernel::Options out;
     if (options.arch) {
-        out.arch = kernel::parse_arch(*options.arch);
-        if (!out.arch) {
-            diags.error({}, fmt::format("unknown architecture '{}'", *options.arch));
-            return std::nullopt;
-        }
+        out.arch = arch_option(*options.arch, diags);
+        if (!out.arch) return std::nullopt;
     }
     if (options.kernel_version) {
         out.version = KernelVersion::parse(*options.kernel_version);
@@ -175,6 +178,15 @@ std::optional<kernel::Model> load_model(const ConfigOptions& given, Diagnostics&
     auto config = load_config(options, diags);
     if (!config) return std::nullopt;
     return kernel::derive(*config, *derive_options, diags);
+}
+
+CommandModel command_model(const ConfigOptions& given, const std::vector<std::string>& inputs) {
+    CommandModel out;
+    Diagnostics diags;
+    out.config = resolve_config_options(given, inputs, diags);
+    out.model = load_model(out.config, diags);
+    out.diagnostics = diags.items();
+    return out;
 }
 
 } // namespace cmalign

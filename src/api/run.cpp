@@ -214,13 +214,18 @@ void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> resul
     }
 }
 
+ExitCode CheckOutcome::exit_code(bool werror) const {
+    if (unusable_input()) return ExitCode::input_error;
+    for (const auto& r : results)
+        if (r.failed(werror)) return ExitCode::findings;
+    return ExitCode::clean;
+}
+
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
-    Diagnostics config_diags;
-    const ConfigOptions config =
-        resolve_config_options(request.config, request.inputs, config_diags);
-    outcome.model = load_model(config, config_diags);
-    outcome.config_diagnostics = config_diags.items();
+    auto [config, model, config_diagnostics] = command_model(request.config, request.inputs);
+    outcome.model = std::move(model);
+    outcome.config_diagnostics = std::move(config_diagnostics);
     if (!outcome.model) return outcome;
 
     Diagnostics expand_diags;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/core/bytes.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run_inputs.hpp"
@@ -71,9 +72,7 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
 std::string cells_of_bytes(std::string_view bytes) {
     std::string out = "<";
     for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-        std::uint32_t cell = 0;
-        for (std::size_t k = 0; k < 4; ++k)
-            cell = (cell << 8) | static_cast<unsigned char>(bytes[i + k]);
+        std::uint32_t cell = bytes::be32(reinterpret_cast<const std::uint8_t*>(bytes.data() + i));
         out += fmt::format("{}{:#x}", i ? " " : "", cell);
     }
     return out + ">";
@@ -81,19 +80,20 @@ std::string cells_of_bytes(std::string_view bytes) {
 
 } // namespace
 
-int FixOutcome::exit_code() const {
-    if (!model || !input_errors.empty() || !io_errors.empty()) return 2;
-    if (unfixable || conflict) return 1;
-    return 0;
+ExitCode FixOutcome::exit_code() const {
+    if (!model || !input_errors.empty() || !io_errors.empty()) return ExitCode::input_error;
+    if (unfixable || conflict) return ExitCode::findings;
+    bool only_shown = mode == FixMode::plan || mode == FixMode::diff;
+    if (only_shown && !edits.empty()) return ExitCode::findings;
+    return ExitCode::clean;
 }
 
 FixOutcome run_fix(const FixRequest& request) {
     FixOutcome outcome;
-    Diagnostics config_diags;
-    const ConfigOptions config =
-        resolve_config_options(request.config, request.inputs, config_diags);
-    outcome.model = load_model(config, config_diags);
-    outcome.config_diagnostics = config_diags.items();
+    outcome.mode = request.mode;
+    auto [config, model, config_diagnostics] = command_model(request.config, request.inputs);
+    outcome.model = std::move(model);
+    outcome.config_diagnostics = std::move(config_diagnostics);
     if (!outcome.model) return outcome;
     outcome.alignment = fix::required_alignment(*outcome.model);
     if (!outcome.alignment) {
@@ -258,10 +258,10 @@ nlohmann::json fix_json(const FixOutcome& outcome) {
     return out;
 }
 
-int SuggestOutcome::exit_code() const {
-    if (!errors.empty() || !result) return 2;
-    if (result->already_valid || !result->suggestions.empty()) return 0;
-    return 1;
+ExitCode SuggestOutcome::exit_code() const {
+    if (!errors.empty() || !result) return ExitCode::input_error;
+    if (result->already_valid || !result->suggestions.empty()) return ExitCode::clean;
+    return ExitCode::findings;
 }
 
 SuggestOutcome run_suggest(const SuggestRequest& request) {

@@ -5,9 +5,9 @@
 
 namespace cmalign {
 
-int MapOutcome::exit_code() const {
-    if (!errors.empty() || !layout) return 2;
-    return layout->errors > 0 ? 1 : 0;
+ExitCode MapOutcome::exit_code() const {
+    if (!errors.empty() || !layout) return ExitCode::input_error;
+    return layout->errors > 0 ? ExitCode::findings : ExitCode::clean;
 }
 
 MapOutcome run_map(const MapRequest& request) {

@@ -56,35 +56,49 @@ std::optional<SweepPlan> plan_sweep(const ConfigOptions& config, const SweepSpec
     return plan;
 }
 
-int SweepCheckOutcome::exit_code(bool werror) const {
-    if (!plan || !errors.empty()) return 2;
-    bool failed = false;
-    for (const auto& c : cells) {
-        if (!c.cell.change.unavailable.empty()) continue;
-        if (c.outcome.unusable_input()) return 2;
-        for (const auto& r : c.outcome.results)
-            failed = failed || r.failed(werror);
-    }
-    return failed ? 1 : 0;
+namespace {
+
+// The worst exit code of the cells that could run; input_error for an error of the sweep itself.
+template <class Outcome, class CodeOf> ExitCode worst_cell(const Outcome& o, CodeOf code_of) {
+    if (!o.plan || !o.errors.empty()) return ExitCode::input_error;
+    ExitCode code = ExitCode::clean;
+    for (const auto& c : o.cells)
+        if (c.cell.change.unavailable.empty()) code = worst(code, code_of(c.outcome));
+    return code;
 }
 
-SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec) {
-    SweepCheckOutcome out;
+// Plans the sweep and runs `run_one` on each cell's request (a copy of `request` with the
+// cell's configuration); cells the version cannot have keep an empty outcome.
+template <class Outcome, class Request, class RunOne>
+Outcome run_cells(const Request& request, const SweepSpec& spec, RunOne run_one) {
+    Outcome out;
     Diagnostics diags;
     out.plan = plan_sweep(request.config, spec, diags);
     out.errors = diags.items();
     if (!out.plan) return out;
     for (const auto& cell : out.plan->cells) {
-        SweepCheckCell done{cell, {}};
+        typename decltype(out.cells)::value_type done{cell, {}};
         if (cell.change.unavailable.empty()) {
-            CheckRequest single = request;
+            Request single = request;
             single.config = cell.config;
-            single.progress = nullptr;
-            done.outcome = run_check(single);
+            done.outcome = run_one(single);
         }
         out.cells.push_back(std::move(done));
     }
     return out;
+}
+
+} // namespace
+
+ExitCode SweepCheckOutcome::exit_code(bool werror) const {
+    return worst_cell(*this, [werror](const CheckOutcome& o) { return o.exit_code(werror); });
+}
+
+SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec) {
+    return run_cells<SweepCheckOutcome>(request, spec, [](CheckRequest& single) {
+        single.progress = nullptr;
+        return run_check(single);
+    });
 }
 
 namespace {
@@ -105,17 +119,22 @@ std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
     return std::uint64_t{1} << *cell.page_shift;
 }
 
+// The keys every sweep entry starts with: the cell, its page size and its CMA alignment.
+nlohmann::json cell_entry(const SweepCell& cell, const std::optional<kernel::Model>& model) {
+    auto j = cell_header(cell, model ? std::optional(model->page_size) : requested_page_size(cell));
+    j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
+                                       ? nlohmann::json(*model->cma_min_alignment_bytes)
+                                       : nlohmann::json(nullptr);
+    return j;
+}
+
 } // namespace
 
 nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
         const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell,
-                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
-        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                           : nlohmann::json(nullptr);
+        auto j = cell_entry(c.cell, model);
         if (model) {
             j.update(report::check_json(kernel::to_json(*model), c.outcome.results,
                                         c.outcome.input_errors));
@@ -187,19 +206,13 @@ report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {
     }
     m.cells.assign(m.pools.size(), {});
     m.rejecting_checks.assign(m.pools.size(), {});
-    const auto boundaries =
-        outcome.plan ? kernel::rule_boundaries(outcome.plan->arch) : std::vector<KernelVersion>{};
     const SweepCell* previous = nullptr;
     for (const auto& c : outcome.cells) {
         report::SweepColumn column;
         column.version = c.cell.version;
-        if (previous && previous->version < c.cell.version) {
-            auto from = KernelVersion{previous->version.major, previous->version.minor, 0, false};
-            auto to = KernelVersion{c.cell.version.major, c.cell.version.minor, 0, false};
+        if (previous && outcome.plan)
             column.follows_previous =
-                std::none_of(boundaries.begin(), boundaries.end(),
-                             [&](const auto& b) { return from < b && b < to; });
-        }
+                kernel::same_rules(outcome.plan->arch, previous->version, c.cell.version);
         previous = &c.cell;
         const auto& model = c.outcome.model;
         column.page_size = model ? model->page_size : requested_page_size(c.cell).value_or(0);
@@ -240,41 +253,19 @@ report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {
     return m;
 }
 
-int SweepSuggestOutcome::exit_code() const {
-    if (!plan || !errors.empty()) return 2;
-    int worst = 0;
-    for (const auto& c : cells)
-        if (c.cell.change.unavailable.empty()) worst = std::max(worst, c.outcome.exit_code());
-    return worst;
+ExitCode SweepSuggestOutcome::exit_code() const {
+    return worst_cell(*this, [](const SuggestOutcome& o) { return o.exit_code(); });
 }
 
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec) {
-    SweepSuggestOutcome out;
-    Diagnostics diags;
-    out.plan = plan_sweep(request.config, spec, diags);
-    out.errors = diags.items();
-    if (!out.plan) return out;
-    for (const auto& cell : out.plan->cells) {
-        SweepSuggestCell done{cell, {}};
-        if (cell.change.unavailable.empty()) {
-            SuggestRequest single = request;
-            single.config = cell.config;
-            done.outcome = run_suggest(single);
-        }
-        out.cells.push_back(std::move(done));
-    }
-    return out;
+    return run_cells<SweepSuggestOutcome>(request, spec,
+                                          [](SuggestRequest& single) { return run_suggest(single); });
 }
 
 nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& c : outcome.cells) {
-        const auto& model = c.outcome.model;
-        auto j = cell_header(c.cell,
-                             model ? std::optional(model->page_size) : requested_page_size(c.cell));
-        j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                           ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                           : nlohmann::json(nullptr);
+        auto j = cell_entry(c.cell, c.outcome.model);
         if (c.cell.change.unavailable.empty()) j.update(suggest_json(c.outcome));
         entries.push_back(std::move(j));
     }

@@ -7,7 +7,7 @@
 
 namespace cmalign::cli {
 
-void register_calc(CLI::App& app, int& exit_code) {
+void register_calc(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand("calc", "page size, max order, pageblock_order and the CMA "
                                            "alignment the kernel will compute");
     auto options = std::make_shared<ConfigOptions>();
@@ -19,7 +19,7 @@ void register_calc(CLI::App& app, int& exit_code) {
         auto model = load_model(*options, diags);
         if (!model || diags.has_errors()) {
             print_diagnostics(diags);
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
         if (*format == "json") {
@@ -37,11 +37,11 @@ void register_calc(CLI::App& app, int& exit_code) {
             print_diagnostics(reading);
             std::cout << kernel::render_text(*model);
         }
-        exit_code = exit_clean;
+        exit_code = ExitCode::clean;
     });
 }
 
-void register_table(CLI::App& app, int& exit_code) {
+void register_table(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand("table", "what-if grid: page sizes x HugeTLB/THP x max order "
                                             "(x page block order from 6.16)");
     auto arch = std::make_shared<std::string>("arm64");
@@ -52,10 +52,11 @@ void register_table(CLI::App& app, int& exit_code) {
     cmd->add_option("--format", *format, "text, json or markdown")
         ->check(CLI::IsMember({"text", "json", "markdown"}));
     cmd->callback([arch, version, format, &exit_code] {
-        auto parsed_arch = kernel::parse_arch(*arch);
+        Diagnostics arch_diags;
+        auto parsed_arch = arch_option(*arch, arch_diags);
         if (!parsed_arch) {
-            std::cerr << "cmalign: error: unknown architecture '" << *arch << "'\n";
-            exit_code = exit_input_error;
+            print_diagnostics(arch_diags);
+            exit_code = ExitCode::input_error;
             return;
         }
         KernelVersion v = newest_modelled_version();
@@ -63,7 +64,7 @@ void register_table(CLI::App& app, int& exit_code) {
             auto parsed = KernelVersion::parse(*version);
             if (!parsed) {
                 std::cerr << "cmalign: error: invalid kernel version '" << *version << "'\n";
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
             v = *parsed;
@@ -80,7 +81,7 @@ void register_table(CLI::App& app, int& exit_code) {
             std::cout << kernel::render_table_markdown(rows, *parsed_arch, v);
         else
             std::cout << kernel::render_table_text(rows, *parsed_arch, v);
-        exit_code = exit_clean;
+        exit_code = ExitCode::clean;
     });
 }
 

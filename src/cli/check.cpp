@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/size.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
@@ -25,7 +26,7 @@ void add_tree_options(CLI::App& cmd, TreeOptions& options) {
     add_limit_option(cmd, options.limits);
 }
 
-void register_check(CLI::App& app, int& exit_code) {
+void register_check(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand("check", "lint /reserved-memory against the kernel's rules");
     auto request = std::make_shared<CheckRequest>();
     auto format = std::make_shared<std::string>("text");
@@ -66,33 +67,24 @@ void register_check(CLI::App& app, int& exit_code) {
     cmd->add_option("--format", *format, "text, json, sarif or github (workflow annotations)")
         ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
     cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
-    auto sweep_versions = std::make_shared<std::string>();
-    auto sweep_pages = std::make_shared<std::string>();
-    cmd->add_option("--sweep-versions", *sweep_versions,
-                    "check under each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
-    cmd->add_option("--sweep-page-sizes", *sweep_pages,
-                    "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
+    auto sweep_options = std::make_shared<SweepOptions>();
+    add_sweep_options(*cmd, *sweep_options, "check under");
 
     cmd->callback([=, &exit_code] {
         if (switch_errors->has_errors()) {
             print_diagnostics(*switch_errors);
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
-        if (!sweep_pages->empty() && sweep_versions->empty()) {
-            std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
-            exit_code = exit_input_error;
-            return;
-        }
-        if (!sweep_versions->empty()) {
+        auto spec = sweep_spec(*sweep_options, exit_code);
+        if (exit_code == ExitCode::input_error) return;
+        if (spec) {
             if (*format == "sarif") {
                 std::cerr << "cmalign: error: a sweep prints text or json, not sarif\n";
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
-            SweepSpec spec{*sweep_versions, std::nullopt};
-            if (!sweep_pages->empty()) spec.page_sizes = *sweep_pages;
-            auto sweep = run_check_sweep(*request, spec);
+            auto sweep = run_check_sweep(*request, *spec);
             // Errors of the sweep, then each distinct error of its cells (an unreadable input
             // fails every cell the same way).
             std::set<std::string> shown;
@@ -126,7 +118,7 @@ void register_check(CLI::App& app, int& exit_code) {
         if (!outcome.model) {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
 
@@ -174,20 +166,13 @@ void register_check(CLI::App& app, int& exit_code) {
                 outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
                 outcome.model->version.str(),
                 outcome.model->cma_min_alignment_bytes
-                    ? kernel::human_bytes(*outcome.model->cma_min_alignment_bytes)
+                    ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
                     : std::string("decided at boot"),
                 summary.empty() ? ": no findings" : ": " + summary,
                 failing ? fmt::format(", {} failing", failing) : "");
         }
 
-        if (outcome.unusable_input()) {
-            exit_code = exit_input_error;
-            return;
-        }
-        bool failed = false;
-        for (const auto& r : outcome.results)
-            failed = failed || r.failed(request->checks.werror);
-        exit_code = failed ? exit_findings : exit_clean;
+        exit_code = outcome.exit_code(request->checks.werror);
     });
 }
 

@@ -51,6 +51,25 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options) {
     add_limit_option(cmd, options.limits);
 }
 
+void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& each) {
+    cmd.add_option("--sweep-versions", options.versions,
+                   each + " each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
+    cmd.add_option("--sweep-page-sizes", options.page_sizes,
+                   "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
+}
+
+std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code) {
+    if (!options.page_sizes.empty() && options.versions.empty()) {
+        std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
+        exit_code = ExitCode::input_error;
+        return std::nullopt;
+    }
+    if (options.versions.empty()) return std::nullopt;
+    SweepSpec spec{options.versions, std::nullopt};
+    if (!options.page_sizes.empty()) spec.page_sizes = options.page_sizes;
+    return spec;
+}
+
 void print_diagnostics(const Diagnostics& diags) {
     for (const auto& d : diags.items())
         std::cerr << format_gcc(d) << '\n';

@@ -11,13 +11,9 @@
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp" // load_tree() for `tree`
+#include "cmalign/sweep.hpp"
 
 namespace cmalign::cli {
-
-// Exit codes of the contract.
-inline constexpr int exit_clean = 0;
-inline constexpr int exit_findings = 1;
-inline constexpr int exit_input_error = 2;
 
 // -c/--config, --set, --arch, --kernel-version, --kernel-tree
 void add_config_options(CLI::App& cmd, ConfigOptions& options);
@@ -26,17 +22,17 @@ void add_config_options(CLI::App& cmd, ConfigOptions& options);
 void print_diagnostics(const Diagnostics& diags);
 
 // Each command registers itself and returns the exit code through `exit_code` when run.
-void register_calc(CLI::App& app, int& exit_code);
-void register_table(CLI::App& app, int& exit_code);
-void register_config(CLI::App& app, int& exit_code);
-void register_check(CLI::App& app, int& exit_code);
-void register_tree(CLI::App& app, int& exit_code);
-void register_fix(CLI::App& app, int& exit_code);
-void register_suggest(CLI::App& app, int& exit_code);
-void register_pcp(CLI::App& app, int& exit_code);
-void register_heap(CLI::App& app, int& exit_code);
-void register_map(CLI::App& app, int& exit_code);
-void register_explain(CLI::App& app, int& exit_code);
+void register_calc(CLI::App& app, ExitCode& exit_code);
+void register_table(CLI::App& app, ExitCode& exit_code);
+void register_config(CLI::App& app, ExitCode& exit_code);
+void register_check(CLI::App& app, ExitCode& exit_code);
+void register_tree(CLI::App& app, ExitCode& exit_code);
+void register_fix(CLI::App& app, ExitCode& exit_code);
+void register_suggest(CLI::App& app, ExitCode& exit_code);
+void register_pcp(CLI::App& app, ExitCode& exit_code);
+void register_heap(CLI::App& app, ExitCode& exit_code);
+void register_map(CLI::App& app, ExitCode& exit_code);
+void register_explain(CLI::App& app, ExitCode& exit_code);
 
 // --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
 // generators (manual.cpp). Call after every command is registered.
@@ -48,5 +44,15 @@ void add_tree_options(CLI::App& cmd, TreeOptions& options);
 // --limit NAME=VALUE (repeatable) into `limits`; called again for the same command, the one option
 // also fills the new target.
 void add_limit_option(CLI::App& cmd, InputLimits& limits);
+
+// --sweep-versions, --sweep-page-sizes; `each` says what is done per cell ("check under").
+struct SweepOptions {
+    std::string versions;
+    std::string page_sizes;
+};
+void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& each);
+// The sweep asked for, or nullopt. Page sizes without versions are a usage error: said on
+// stderr, and `exit_code` set to input_error.
+std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code);
 
 } // namespace cmalign::cli

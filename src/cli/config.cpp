@@ -6,7 +6,7 @@
 
 namespace cmalign::cli {
 
-void register_config(CLI::App& app, int& exit_code) {
+void register_config(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand("config", "the value of every symbol after merging the inputs");
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("config");
@@ -18,7 +18,7 @@ void register_config(CLI::App& app, int& exit_code) {
         auto evaluation = evaluate_config(*options, diags);
         print_diagnostics(diags); // redefinition warnings and errors, gcc-style, on stderr
         if (!evaluation || diags.has_errors()) {
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
         if (*format == "json")
@@ -27,7 +27,7 @@ void register_config(CLI::App& app, int& exit_code) {
             std::cout << evaluation->dotconfig; // as conf_write() writes it, menu comments included
         else
             std::cout << kconfig::to_config_text(evaluation->config);
-        exit_code = exit_clean;
+        exit_code = ExitCode::clean;
     });
 }
 

@@ -7,7 +7,7 @@
 
 namespace cmalign::cli {
 
-void register_explain(CLI::App& app, int& exit_code) {
+void register_explain(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "explain", "tie a boot log's reserved-memory and CMA lines to the board's nodes");
     auto request = std::make_shared<ExplainRequest>();

@@ -19,7 +19,7 @@
 
 namespace cmalign::cli {
 
-void register_fix(CLI::App& app, int& exit_code) {
+void register_fix(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "fix",
         "round CMA pool sizes up to the kernel's alignment, in the file where each is written");
@@ -58,11 +58,6 @@ void register_fix(CLI::App& app, int& exit_code) {
             request->diff_base = std::filesystem::current_path(ec).string();
         }
         auto outcome = run_fix(*request);
-        int code = outcome.exit_code();
-        // Shown but not applied edits fail the run, so CI notices.
-        if (code == 0 && !outcome.edits.empty() &&
-            (request->mode == FixMode::diff || request->mode == FixMode::plan))
-            code = exit_findings;
 
         if (*format == "json") {
             std::cout << fix_json(outcome).dump(2) << '\n';
@@ -105,7 +100,7 @@ void register_fix(CLI::App& app, int& exit_code) {
                                       outcome.written.size() == 1 ? "" : "s"));
             }
         }
-        exit_code = code;
+        exit_code = outcome.exit_code();
     });
 }
 

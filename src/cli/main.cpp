@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string("cmalign ") + CMALIGN_VERSION);
     app.require_subcommand(1);
 
-    int exit_code = cmalign::cli::exit_clean;
+    auto exit_code = cmalign::ExitCode::clean;
     cmalign::cli::register_calc(app, exit_code);
     cmalign::cli::register_table(app, exit_code);
     cmalign::cli::register_config(app, exit_code);
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e); // prints the message and usage
-        return cmalign::cli::exit_input_error;
+        return cmalign::to_int(cmalign::ExitCode::input_error);
     }
-    return exit_code;
+    return cmalign::to_int(exit_code);
 }

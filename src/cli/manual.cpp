@@ -14,15 +14,15 @@ namespace cmalign::cli {
 
 namespace {
 
-struct ExitCode {
+struct ExitCodeText {
     int code;
     const char* meaning;
 };
-constexpr ExitCode exit_codes[] = {
-    {exit_clean, "no error-level finding (check), nothing left to fix (fix)"},
-    {exit_findings, "at least one error-level finding (or a warning with --werror); fix: edits "
+constexpr ExitCodeText exit_codes[] = {
+    {to_int(ExitCode::clean), "no error-level finding (check), nothing left to fix (fix)"},
+    {to_int(ExitCode::findings), "at least one error-level finding (or a warning with --werror); fix: edits "
                     "shown but not applied, or a pool fix cannot repair"},
-    {exit_input_error, "usage error, unreadable or unparsable input, contradictory "
+    {to_int(ExitCode::input_error), "usage error, unreadable or unparsable input, contradictory "
                        "configuration"},
 };
 

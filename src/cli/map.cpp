@@ -14,7 +14,7 @@
 
 namespace cmalign::cli {
 
-void register_map(CLI::App& app, int& exit_code) {
+void register_map(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "map",
         "draw the board's physical memory: banks, reservations, CMA grid, rejections, fixes");
@@ -41,7 +41,7 @@ void register_map(CLI::App& app, int& exit_code) {
                 shown.add(d);
         print_diagnostics(shown);
         if (!outcome.layout) {
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
         std::string text = *format == "svg"    ? map::render_svg(*outcome.layout)
@@ -54,7 +54,7 @@ void register_map(CLI::App& app, int& exit_code) {
             out << text;
             if (!out) {
                 std::cerr << *output << ": error: cannot write the picture\n";
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
         }

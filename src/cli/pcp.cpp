@@ -6,7 +6,7 @@
 
 namespace cmalign::cli {
 
-void register_pcp(CLI::App& app, int& exit_code) {
+void register_pcp(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "pcp", "per-CPU page lists (batch, high, pages per zone-lock hold), watermarks and "
                "min_free_kbytes, as the kernel computes them");
@@ -41,7 +41,7 @@ void register_pcp(CLI::App& app, int& exit_code) {
         auto outcome = run_pcp(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();
-        if (exit_code == exit_input_error) return;
+        if (exit_code == ExitCode::input_error) return;
         if (*format == "json")
             std::cout << pcp_json(outcome).dump(2) << '\n';
         else
@@ -49,7 +49,7 @@ void register_pcp(CLI::App& app, int& exit_code) {
     });
 }
 
-void register_heap(CLI::App& app, int& exit_code) {
+void register_heap(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "heap", "chunk plan of one dma-buf system heap allocation (orders 8, 4, 0)");
     auto request = std::make_shared<HeapRequest>();
@@ -64,7 +64,7 @@ void register_heap(CLI::App& app, int& exit_code) {
         auto outcome = run_heap(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();
-        if (exit_code == exit_input_error) return;
+        if (exit_code == ExitCode::input_error) return;
         if (*format == "json")
             std::cout << heap_json(outcome).dump(2) << '\n';
         else

@@ -12,7 +12,7 @@
 
 namespace cmalign::cli {
 
-void register_suggest(CLI::App& app, int& exit_code) {
+void register_suggest(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand(
         "suggest", "configuration changes that make the CMA pools valid without growing them");
     auto request = std::make_shared<SuggestRequest>();
@@ -24,31 +24,22 @@ void register_suggest(CLI::App& app, int& exit_code) {
     cmd->add_option("--target-alignment", *target,
                     "an alignment the configuration must divide (4M, 0x400000, SZ_4M, ...)");
     cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    auto sweep_versions = std::make_shared<std::string>();
-    auto sweep_pages = std::make_shared<std::string>();
-    cmd->add_option("--sweep-versions", *sweep_versions,
-                    "suggest for each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
-    cmd->add_option("--sweep-page-sizes", *sweep_pages,
-                    "... and each page size: 4K,16K,64K or all (needs --sweep-versions)");
+    auto sweep_options = std::make_shared<SweepOptions>();
+    add_sweep_options(*cmd, *sweep_options, "suggest for");
 
     cmd->callback([=, &exit_code] {
         if (!target->empty()) {
             request->target_alignment = parse_size(*target);
             if (!request->target_alignment) {
                 std::cerr << fmt::format("cmalign: error: invalid size '{}'\n", *target);
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
         }
-        if (!sweep_pages->empty() && sweep_versions->empty()) {
-            std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
-            exit_code = exit_input_error;
-            return;
-        }
-        if (!sweep_versions->empty()) {
-            SweepSpec spec{*sweep_versions, std::nullopt};
-            if (!sweep_pages->empty()) spec.page_sizes = *sweep_pages;
-            auto sweep = run_suggest_sweep(*request, spec);
+        auto spec = sweep_spec(*sweep_options, exit_code);
+        if (exit_code == ExitCode::input_error) return;
+        if (spec) {
+            auto sweep = run_suggest_sweep(*request, *spec);
             for (const auto& d : sweep.errors)
                 std::cerr << format_gcc(d) << '\n';
             exit_code = sweep.exit_code();

@@ -6,7 +6,7 @@
 
 namespace cmalign::cli {
 
-void register_tree(CLI::App& app, int& exit_code) {
+void register_tree(CLI::App& app, ExitCode& exit_code) {
     auto* cmd = app.add_subcommand("tree", "the resolved device tree as JSON or DTS");
     auto file = std::make_shared<std::string>();
     auto options = std::make_shared<TreeOptions>();
@@ -30,14 +30,14 @@ void register_tree(CLI::App& app, int& exit_code) {
         }
         print_diagnostics(diags);
         if (!tree || diags.has_errors()) {
-            exit_code = exit_input_error;
+            exit_code = ExitCode::input_error;
             return;
         }
         if (*format == "dts") {
             auto text = dt::tree_dts(*tree, *path);
             if (!text) {
                 std::cerr << *file << ": error: no node at path '" << *path << "'\n";
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
             std::cout << *text;
@@ -45,12 +45,12 @@ void register_tree(CLI::App& app, int& exit_code) {
             auto j = dt::tree_json(*tree, *path);
             if (!j) {
                 std::cerr << *file << ": error: no node at path '" << *path << "'\n";
-                exit_code = exit_input_error;
+                exit_code = ExitCode::input_error;
                 return;
             }
             std::cout << j->dump(2) << '\n';
         }
-        exit_code = exit_clean;
+        exit_code = ExitCode::clean;
     });
 }
 

@@ -52,7 +52,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
     return number << *shift;
 }
 
-std::string format_size(std::uint64_t bytes) {
+std::string format_size(std::uint64_t bytes, ByteUnit small_unit) {
     static constexpr struct {
         int shift;
         const char* name;
@@ -63,7 +63,7 @@ std::string format_size(std::uint64_t bytes) {
             if (bytes % unit == 0) return fmt::format("{} {}", bytes / unit, u.name);
         }
     }
-    return fmt::format("{} B", bytes);
+    return fmt::format("{} {}", bytes, small_unit == ByteUnit::b ? "B" : "bytes");
 }
 
 std::optional<std::uint64_t> round_up(std::uint64_t value, std::uint64_t align) {

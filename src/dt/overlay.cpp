@@ -7,20 +7,18 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/bytes.hpp"
+
 namespace cmalign::dt {
 
 namespace {
 
 std::uint32_t load_be32(const std::vector<std::uint8_t>& v, std::size_t at) {
-    return (std::uint32_t{v[at]} << 24) | (std::uint32_t{v[at + 1]} << 16) |
-           (std::uint32_t{v[at + 2]} << 8) | std::uint32_t{v[at + 3]};
+    return bytes::be32_at(v, at);
 }
 
 void store_be32(std::vector<std::uint8_t>& v, std::size_t at, std::uint32_t x) {
-    v[at] = static_cast<std::uint8_t>(x >> 24);
-    v[at + 1] = static_cast<std::uint8_t>(x >> 16);
-    v[at + 2] = static_cast<std::uint8_t>(x >> 8);
-    v[at + 3] = static_cast<std::uint8_t>(x);
+    bytes::put_be32(v.data() + at, x);
 }
 
 // fdt_nodename_eq_(): "name" matches "name" and, when it has no unit address, "name@addr".

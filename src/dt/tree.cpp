@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "cmalign/core/bytes.hpp"
+
 namespace cmalign::dt {
 
 std::optional<std::vector<std::uint32_t>> Property::cells() const {
@@ -10,15 +12,13 @@ std::optional<std::vector<std::uint32_t>> Property::cells() const {
     std::vector<std::uint32_t> out;
     out.reserve(value.size() / 4);
     for (std::size_t i = 0; i < value.size(); i += 4)
-        out.push_back((std::uint32_t{value[i]} << 24) | (std::uint32_t{value[i + 1]} << 16) |
-                      (std::uint32_t{value[i + 2]} << 8) | std::uint32_t{value[i + 3]});
+        out.push_back(bytes::be32_at(value, i));
     return out;
 }
 
 std::optional<std::uint32_t> Property::u32() const {
     if (value.size() != 4) return std::nullopt;
-    return (std::uint32_t{value[0]} << 24) | (std::uint32_t{value[1]} << 16) |
-           (std::uint32_t{value[2]} << 8) | std::uint32_t{value[3]};
+    return bytes::be32(value.data());
 }
 
 const ValueChunk* Property::chunk_at(std::size_t offset) const {

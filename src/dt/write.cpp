@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/bytes.hpp"
+
 namespace cmalign::dt {
 
 std::string to_hex(const std::vector<std::uint8_t>& bytes) {
@@ -109,8 +111,7 @@ void write_value(std::string& out, const Property& p) {
         out += " = <";
         for (std::size_t i = 0; i < v.size(); i += 4) {
             if (i) out += ' ';
-            const std::uint32_t c = (std::uint32_t{v[i]} << 24) | (std::uint32_t{v[i + 1]} << 16) |
-                                    (std::uint32_t{v[i + 2]} << 8) | v[i + 3];
+            const std::uint32_t c = bytes::be32_at(v, i);
             out += fmt::format("0x{:02x}", c);
         }
         out += '>';

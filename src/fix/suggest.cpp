@@ -121,9 +121,7 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     };
 
     // 1. CONFIG_PAGE_BLOCK_ORDER (v6.16) / CONFIG_PAGE_BLOCK_MAX_ORDER (≥ v6.17): the cheapest.
-    const kernel::rules::PageBlockOptionRow* pbo = nullptr;
-    for (const auto& row : kernel::rules::page_block_options())
-        if (row.versions.contains(version)) pbo = &row;
+    const auto* pbo = kernel::rules::find(kernel::rules::page_block_options(), version);
     bool page_block_helps = false;
     if (pbo) {
         std::set<std::string> drop;
@@ -148,9 +146,7 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
 
     // The arch's max-order symbol. Where it has no prompt, Kconfig recomputes it whenever its
     // conditions change (arm64 up to v5.11 defaults it by THP), so a changed candidate drops it.
-    const kernel::rules::MaxOrderKconfigRow* mo = nullptr;
-    for (const auto& row : kernel::rules::max_order_kconfig())
-        if (row.arch == arch && row.versions.contains(version)) mo = &row;
+    const auto* mo = kernel::rules::find(kernel::rules::max_order_kconfig(), arch, version);
     const bool recomputed_max_order = mo && mo->symbol && !mo->prompt;
 
     // 2. Disabling HugeTLB and/or THP, only where derive() says it lowers the alignment enough.
@@ -189,9 +185,8 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     std::optional<Suggestion> vendor_max_order;
     if (mo && mo->symbol) {
         const auto* current = config.find(mo->symbol);
-        bool exclusive = false;
-        for (const auto& d : kernel::rules::max_order_definitions())
-            if (d.versions.contains(version)) exclusive = d.exclusive;
+        const auto* definition = kernel::rules::find(kernel::rules::max_order_definitions(), version);
+        bool exclusive = definition && definition->exclusive;
         int raw_now = base->max_page_order + (exclusive ? 1 : 0);
         if (current)
             if (auto v = config.get_int(mo->symbol)) raw_now = static_cast<int>(*v);

@@ -1,18 +1,19 @@
-// The rule tables. Each row names the kernel file it comes from; see rules.hpp for the types.
+// The rule tables of page sizes, huge pages, pageblock_order, CMA alignment and areas, section
+// sizes and arches (the max order's are in rules_orders.cpp). Each row names the kernel file it
+// comes from; see rules.hpp for the types.
 //
-// Sources: kernel-facts.md (§1, §2), the Debian trees L6.1 (6.1.192) and L6.12 (6.12.117), and the
-// upstream commits named in the notes. Version boundaries the facts mark [likely] or
-// [unverified] say so in the row's `note`, which derive() copies into the derivation's source.
+// Sources: the Debian trees 6.1.192 and 6.12.117, and the upstream commits named in the notes.
+// Version boundaries not confirmed in a tagged tree say [likely] or [unverified] in the row's
+// `note`, which derive() copies into the derivation's source.
 #include "cmalign/kernel/rules.hpp"
 
 #include <array>
 
+#include "rules_shifts.hpp"
+
 namespace cmalign::kernel::rules {
 
-namespace {
-using K = OrderSpec::Kind;
-constexpr int k4 = 12, k8 = 13, k16 = 14, k32 = 15, k64 = 16, k256 = 18;
-} // namespace
+using namespace rows;
 
 std::span<const PageSizeRow> page_sizes() {
     static const std::vector<PageSizeRow> rows = {
@@ -66,266 +67,6 @@ std::span<const PageSizeRow> generic_page_sizes() {
         {Arch::arm64, since(6, 10), "PAGE_SIZE_32KB", k32, {}, "arch/Kconfig"},
         {Arch::arm64, since(6, 10), "PAGE_SIZE_64KB", k64, {}, "arch/Kconfig"},
         {Arch::arm64, since(6, 10), "PAGE_SIZE_256KB", k256, {}, "arch/Kconfig"},
-    };
-    return rows;
-}
-
-std::span<const MaxOrderKconfigRow> max_order_kconfig() {
-    // Raw Kconfig values: exclusive (MPO + 1) up to v6.3, inclusive (= MPO) from v6.4
-    // (23baf831a32c "mm, treewide: redefine MAX_ORDER sanely" lowered every default by one).
-    const When any{};
-    const When p16{k16, {}}, p64{k64, {}}, p4{k4, {}};
-    static const std::vector<MaxOrderKconfigRow> rows = {
-        // arm64 ---------------------------------------------------------------------------------
-        // "14 if (ARM64_64K_PAGES && TRANSPARENT_HUGEPAGE)" since d03bb1455f3a (v3.11), the 16K
-        // line since 16K pages (v4.4); read verbatim in a v5.4 tree (ChromiumOS 5.4
-        // arch/arm64/Kconfig) and in the v5.11-based patch that dropped the THP condition.
-        {Arch::arm64,
-         between(4, 19, 5, 11),
-         "FORCE_MAX_ZONEORDER",
-         false,
-         {{When{k64, {{"TRANSPARENT_HUGEPAGE"}}}, 14},
-          {When{k16, {{"TRANSPARENT_HUGEPAGE"}}}, 12},
-          {any, 11}},
-         {},
-         {{p4, 16}, {p16, 14}, {p64, 14}},
-         "arch/arm64/Kconfig",
-         "THP condition dropped by 79cc2ed5a716 for v5.12 [likely]"},
-        {Arch::arm64,
-         between(5, 12, 6, 0),
-         "FORCE_MAX_ZONEORDER",
-         false,
-         {{p64, 14}, {p16, 12}, {any, 11}},
-         {},
-         {{p4, 16}, {p16, 14}, {p64, 14}},
-         "arch/arm64/Kconfig",
-         ""},
-        {Arch::arm64,
-         between(6, 1, 6, 2),
-         "ARCH_FORCE_MAX_ORDER",
-         false,
-         {{p64, 14}, {p16, 12}, {any, 11}},
-         {},
-         {{p4, 16}, {p16, 14}, {p64, 14}},
-         "arch/arm64/Kconfig",
-         "no prompt in 6.1.y (L6.1); v6.2 [likely]"},
-        // "arm64: make ARCH_FORCE_MAX_ORDER selectable" (Kefeng Wang, posted Jan 2023) gave it a
-        // prompt for 4K and 16K pages with ranges up to the SECTION_SIZE_BITS limit; Catalin
-        // Marinas' "arm64: Remove the ARCH_FORCE_MAX_ORDER config input prompt" (6.4-rc) took it
-        // away again.
-        {Arch::arm64,
-         between(6, 3, 6, 3),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{p64, 14}, {p16, 12}, {any, 11}},
-         {{p4, 11, 16}, {p16, 12, 14}},
-         {{p64, 14}},
-         "arch/arm64/Kconfig",
-         "prompt from \"arm64: make ARCH_FORCE_MAX_ORDER selectable\" [likely v6.3]"},
-        {Arch::arm64,
-         since(6, 4),
-         "ARCH_FORCE_MAX_ORDER",
-         false,
-         {{p64, 13}, {p16, 11}, {any, 10}},
-         {},
-         // Vendor kernels (Android) expose the prompt with these inclusive ranges; the
-         // PAGE_BLOCK_ORDER commit's table uses 15/13/13 as "maximum value".
-         {{p4, 15}, {p16, 13}, {p64, 13}},
-         "arch/arm64/Kconfig",
-         ""},
-        // arm -----------------------------------------------------------------------------------
-        // v4.19 arch/arm/Kconfig (read in a 4.19.124 BSP tree): int "Maximum zone order",
-        // "12" if SOC_AM33XX, "9" if SA1111 || ARCH_EFM32, "11". The EFM32 platform was removed
-        // in the 2021 obsolete-platform cleanup [likely v5.12].
-        {Arch::arm,
-         until(5, 11),
-         "FORCE_MAX_ZONEORDER",
-         true,
-         {{When{0, {{"SOC_AM33XX"}}}, 12},
-          {When{0, {{"SA1111"}}}, 9},
-          {When{0, {{"ARCH_EFM32"}}}, 9},
-          {any, 11}},
-         {},
-         {},
-         "arch/arm/Kconfig",
-         "EFM32 removal [likely v5.12]"},
-        {Arch::arm,
-         between(5, 12, 6, 0),
-         "FORCE_MAX_ZONEORDER",
-         true,
-         {{When{0, {{"SOC_AM33XX"}}}, 12}, {When{0, {{"SA1111"}}}, 9}, {any, 11}},
-         {},
-         {},
-         "arch/arm/Kconfig",
-         "as the v6.1 rename patch shows it"},
-        {Arch::arm,
-         between(6, 1, 6, 3),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{0, {{"SOC_AM33XX"}}}, 12}, {When{0, {{"SA1111"}}}, 9}, {any, 11}},
-         {},
-         {},
-         "arch/arm/Kconfig",
-         ""},
-        {Arch::arm,
-         since(6, 4),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{0, {{"SOC_AM33XX"}}}, 11}, {When{0, {{"SA1111"}}}, 8}, {any, 10}},
-         {},
-         {},
-         "arch/arm/Kconfig",
-         ""},
-        // x86, riscv: no symbol; mmzone.h's generic default applies --------------------------
-        {Arch::x86_64, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
-        {Arch::x86, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
-        {Arch::riscv, all_versions(), nullptr, false, {}, {}, {}, "include/linux/mmzone.h", ""},
-        // powerpc -------------------------------------------------------------------------------
-        {Arch::powerpc,
-         until(6, 0),
-         "FORCE_MAX_ZONEORDER",
-         true,
-         {{When{k64, {{"PPC64"}}}, 9},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13},
-          {When{k16, {{"PPC64", false}}}, 9},
-          {When{k64, {{"PPC64", false}}}, 7},
-          {When{k256, {{"PPC64", false}}}, 5},
-          {any, 11}},
-         {{When{k64, {{"PPC64"}}}, 8, 9},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13, 13},
-          {When{k16, {{"PPC64", false}}}, 9, 64},
-          {When{k64, {{"PPC64", false}}}, 7, 64},
-          {When{k256, {{"PPC64", false}}}, 5, 64},
-          {any, 11, 64}},
-         {},
-         "arch/powerpc/Kconfig",
-         "as in the v6.0 text the v6.1 rename patch shows; v4.19/v5.4 not read [unverified]"},
-        {Arch::powerpc,
-         between(6, 1, 6, 3),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{k64, {{"PPC64"}}}, 9},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13},
-          {When{k16, {{"PPC64", false}}}, 9},
-          {When{k64, {{"PPC64", false}}}, 7},
-          {When{k256, {{"PPC64", false}}}, 5},
-          {any, 11}},
-         {{When{k64, {{"PPC64"}}}, 8, 9},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 13, 13},
-          {When{k16, {{"PPC64", false}}}, 9, 64},
-          {When{k64, {{"PPC64", false}}}, 7, 64},
-          {When{k256, {{"PPC64", false}}}, 5, 64},
-          {any, 11, 64}},
-         {},
-         "arch/powerpc/Kconfig",
-         ""},
-        // Ranges dropped in the 6.4 merge window and reinstated by "powerpc/mm: Reinstate
-        // ARCH_FORCE_MAX_ORDER ranges" (19 May 2023, 6.4-rc) [likely in v6.4 final].
-        {Arch::powerpc,
-         since(6, 4),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{k64, {{"PPC64"}}}, 8},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 12},
-          {When{k16, {{"PPC64", false}}}, 8},
-          {When{k64, {{"PPC64", false}}}, 6},
-          {When{k256, {{"PPC64", false}}}, 4},
-          {any, 10}},
-         {{When{k64, {{"PPC64"}}}, 7, 8},
-          {When{0, {{"PPC64"}, {"PPC_64K_PAGES", false}}}, 12, 12},
-          {When{k16, {{"PPC64", false}}}, 8, 10},
-          {When{k64, {{"PPC64", false}}}, 6, 10},
-          {When{k256, {{"PPC64", false}}}, 4, 10},
-          {any, 10, 12}},
-         {},
-         "arch/powerpc/Kconfig",
-         ""},
-        // loongarch (≥ v5.19) ---------------------------------------------------------------
-        {Arch::loongarch,
-         until(6, 0),
-         "FORCE_MAX_ZONEORDER",
-         true,
-         {{p64, 14}, {p16, 12}, {any, 11}},
-         {{p64, 14, 64}, {p16, 12, 64}, {any, 11, 64}},
-         {},
-         "arch/loongarch/Kconfig",
-         "assumed as in v6.1 [unverified]"},
-        {Arch::loongarch,
-         between(6, 1, 6, 3),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{p64, 14}, {p16, 12}, {any, 11}},
-         {{p64, 14, 64}, {p16, 12, 64}, {any, 11, 64}},
-         {},
-         "arch/loongarch/Kconfig",
-         ""},
-        {Arch::loongarch,
-         since(6, 4),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{p64, 13}, {p16, 11}, {any, 10}},
-         {},
-         {},
-         "arch/loongarch/Kconfig",
-         "ranges dropped in v6.4"},
-        // mips ----------------------------------------------------------------------------------
-        {Arch::mips,
-         until(6, 0),
-         "FORCE_MAX_ZONEORDER",
-         true,
-         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14},
-          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
-          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
-          {any, 11}},
-         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14, 64},
-          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13, 64},
-          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12, 64},
-          {any, 0, 64}},
-         {},
-         "arch/mips/Kconfig",
-         "as in the v6.0 text the v6.1 rename patch shows; 2014 had \"range 11 64\" where "
-         "v6.0 has \"range 0 64\" [unverified when]"},
-        {Arch::mips,
-         between(6, 1, 6, 3),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14},
-          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
-          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
-          {any, 11}},
-         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 14, 64},
-          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13, 64},
-          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12, 64},
-          {any, 0, 64}},
-         {},
-         "arch/mips/Kconfig",
-         ""},
-        {Arch::mips,
-         since(6, 4),
-         "ARCH_FORCE_MAX_ORDER",
-         true,
-         {{When{k64, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 13},
-          {When{k32, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 12},
-          {When{k16, {{"MIPS_HUGE_TLB_SUPPORT"}}}, 11},
-          {any, 10}},
-         {},
-         {},
-         "arch/mips/Kconfig",
-         "ranges dropped in v6.4"},
-    };
-    return rows;
-}
-
-std::span<const MaxOrderDefinitionRow> max_order_definitions() {
-    static const std::array rows = {
-        MaxOrderDefinitionRow{until(6, 3), true, 11,
-                              "MAX_ORDER = CONFIG_{sym} (else 11); largest order MAX_ORDER - 1",
-                              "MAX_ORDER - 1", "include/linux/mmzone.h"},
-        MaxOrderDefinitionRow{between(6, 4, 6, 7), false, 10,
-                              "MAX_ORDER = CONFIG_{sym} (else 10), inclusive", "MAX_ORDER",
-                              "include/linux/mmzone.h"},
-        MaxOrderDefinitionRow{since(6, 8), false, 10, "MAX_PAGE_ORDER = CONFIG_{sym} (else 10)",
-                              "MAX_PAGE_ORDER", "include/linux/mmzone.h"},
     };
     return rows;
 }
@@ -606,8 +347,7 @@ std::span<const KconfigRangeRow> kconfig_range_rules() {
 }
 
 const KconfigRangeRow& kconfig_range_rule(const KernelVersion& version) {
-    for (const auto& row : kconfig_range_rules())
-        if (row.versions.contains(version)) return row;
+    if (const auto* row = find(kconfig_range_rules(), version)) return *row;
     return kconfig_range_rules().back();
 }
 
@@ -656,7 +396,7 @@ std::span<const ArchSymbolRow> arch_symbols() {
 std::span<const ArchInfo> arch_infos() {
     static const std::array rows = {
         ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, nullptr, true, true},
-        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false},
+        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false, true},
         ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, nullptr, true, false},
         ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, nullptr, false, false},
         ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", "32BIT", true, false},

@@ -53,13 +53,9 @@ void platform_symbols(Arch arch, int page_shift, bool huge, kconfig::Config& cfg
 // has no choice.
 std::optional<int> largest_raw(Arch arch, const KernelVersion& v, int page_shift,
                                const kconfig::Config& cfg, const Model& model) {
-    const rules::MaxOrderKconfigRow* kc = nullptr;
-    for (const auto& r : rules::max_order_kconfig())
-        if (r.arch == arch && r.versions.contains(v)) kc = &r;
+    const auto* kc = rules::find(rules::max_order_kconfig(), arch, v);
     if (!kc || !kc->symbol) return std::nullopt;
-    const rules::MaxOrderDefinitionRow* def = nullptr;
-    for (const auto& d : rules::max_order_definitions())
-        if (d.versions.contains(v)) def = &d;
+    const auto* def = rules::find(rules::max_order_definitions(), v);
     const int excl = def && def->exclusive ? 1 : 0;
 
     auto holds = [&](const rules::When& w) {
@@ -69,12 +65,10 @@ std::optional<int> largest_raw(Arch arch, const KernelVersion& v, int page_shift
         return true;
     };
     std::optional<int> section_cap;
-    for (const auto& s : rules::section_sizes()) {
-        if (s.arch == arch && s.versions.contains(v) && holds(s.when)) {
-            section_cap = s.bits - page_shift + excl;
-            break;
-        }
-    }
+    if (const auto* s = rules::find(rules::section_sizes(), v, [&](const auto& row) {
+            return row.arch == arch && holds(row.when);
+        }))
+        section_cap = s->bits - page_shift + excl;
     for (const auto& vl : kc->vendor_largest)
         if (holds(vl.when)) return vl.value;
     if (!kc->prompt) return std::nullopt;
@@ -94,14 +88,13 @@ std::vector<TableRow> table(Arch arch, const KernelVersion& version) {
     for (const auto& r : rules::page_sizes())
         if (r.arch == arch && r.versions.contains(version)) shifts.insert(r.page_shift);
 
-    const bool has_option = [&] {
-        for (const auto& r : rules::page_block_options())
-            if (r.versions.contains(version)) return true;
-        return false;
-    }();
-    const char* option_symbol = nullptr;
-    for (const auto& r : rules::page_block_options())
-        if (r.versions.contains(version)) option_symbol = r.symbol;
+    const auto* option = rules::find(rules::page_block_options(), version);
+    const bool has_option = option != nullptr;
+    const char* option_symbol = option ? option->symbol : nullptr;
+    // The arch's max-order symbol in this version (FORCE_MAX_ZONEORDER until v6.0, then
+    // ARCH_FORCE_MAX_ORDER): the grid's "largest" rows set it.
+    const auto* max_order_row = rules::find(rules::max_order_kconfig(), arch, version);
+    const auto* definition = rules::find(rules::max_order_definitions(), version);
 
     Options options;
     options.arch = arch;
@@ -128,18 +121,12 @@ std::vector<TableRow> table(Arch arch, const KernelVersion& version) {
             std::vector<std::pair<std::optional<int>, bool>> max_orders = {{std::nullopt, false}};
             if (auto largest = largest_raw(arch, version, shift, base, *plain)) {
                 int default_raw = plain->max_page_order;
-                for (const auto& d : rules::max_order_definitions())
-                    if (d.versions.contains(version) && d.exclusive) default_raw += 1;
+                if (definition && definition->exclusive) default_raw += 1;
                 if (*largest != default_raw) max_orders.push_back({*largest, true});
             }
             for (const auto& [raw, is_largest] : max_orders) {
                 kconfig::Config cfg = base;
-                if (raw) {
-                    const char* symbol = KernelVersion{6, 1, 0, false} <= version
-                                             ? "ARCH_FORCE_MAX_ORDER"
-                                             : "FORCE_MAX_ZONEORDER";
-                    cfg.set(make(symbol, std::to_string(*raw)));
-                }
+                if (raw) cfg.set(make(max_order_row->symbol, std::to_string(*raw)));
                 Diagnostics diags;
                 auto m = derive(cfg, options, diags);
                 if (!m) continue;

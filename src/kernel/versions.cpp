@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/kernel/report.hpp"
+#include "cmalign/kernel/reserved_mem.hpp"
 #include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel {
@@ -103,16 +103,24 @@ std::vector<KernelVersion> rule_boundaries(Arch arch) {
     add_firsts(rules::page_block_options(), firsts);
     add_firsts(rules::cma_areas_rules(), firsts);
     add_firsts(rules::kconfig_range_rules(), firsts);
-    // Releases where the reserved-memory code the checks follow changed (checks.cpp keys on
-    // them): v6.12 moved static regions from drivers/of/fdt.c into of_reserved_mem.c and
-    // initialises each node as it is saved; v6.19 [likely] reads reg/alloc-ranges through
+    // Releases where the reserved-memory code the checks follow changed (reserved_mem.cpp):
+    // v6.12 moved static regions from drivers/of/fdt.c into of_reserved_mem.c and initialises
+    // each node as it is saved; v6.19 [likely] reads reg/alloc-ranges through
     // of_flat_dt_get_addr_size_prop().
-    firsts.insert(release(6, 12));
-    firsts.insert(release(6, 19));
+    add_firsts(reserved_mem_rows(), firsts);
     std::vector<KernelVersion> out;
     for (const auto& f : firsts)
         if (f >= oldest_modelled_version() && f <= newest_modelled_version()) out.push_back(f);
     return out;
+}
+
+bool same_rules(Arch arch, const KernelVersion& earlier, const KernelVersion& later) {
+    if (!(earlier < later)) return false;
+    auto from = release(earlier.major, earlier.minor);
+    auto to = release(later.major, later.minor);
+    const auto boundaries = rule_boundaries(arch);
+    return std::none_of(boundaries.begin(), boundaries.end(),
+                        [&](const auto& b) { return from < b && b < to; });
 }
 
 std::optional<std::vector<KernelVersion>> parse_version_list(std::string_view text, Arch arch,
@@ -213,9 +221,9 @@ std::optional<std::vector<int>> parse_page_size_list(std::string_view text, Arch
         if (!offered.contains(shift)) {
             std::string sizes;
             for (int s : offered)
-                sizes += (sizes.empty() ? "" : ", ") + human_bytes(std::uint64_t{1} << s);
+                sizes += (sizes.empty() ? "" : ", ") + format_size(std::uint64_t{1} << s, ByteUnit::bytes);
             diags.error({}, fmt::format("{} does not offer {} pages (it offers {})",
-                                        to_string(arch), human_bytes(*bytes), sizes));
+                                        to_string(arch), format_size(*bytes, ByteUnit::bytes), sizes));
             return std::nullopt;
         }
         out.insert(shift);
@@ -240,7 +248,7 @@ void switch_page_size(const kconfig::Config& config, Arch arch, const KernelVers
                                [&](const auto& c) { return c.page_shift == page_shift; });
     if (chosen == choices.end()) {
         out.unavailable = fmt::format("{} {} offers no {} pages", to_string(arch), v(version),
-                                      human_bytes(std::uint64_t{1} << page_shift));
+                                      format_size(std::uint64_t{1} << page_shift, ByteUnit::bytes));
         return;
     }
     if (!chosen->symbol) return; // the arch's only page size
@@ -276,9 +284,7 @@ void switch_page_size(const kconfig::Config& config, Arch arch, const KernelVers
 
 // CONFIG_PAGE_BLOCK_ORDER (v6.16) / CONFIG_PAGE_BLOCK_MAX_ORDER (≥ v6.17).
 void page_block_option(const kconfig::Config& config, const KernelVersion& version, Retarget& out) {
-    const rules::PageBlockOptionRow* row = nullptr;
-    for (const auto& r : rules::page_block_options())
-        if (r.versions.contains(version)) row = &r;
+    const auto* row = rules::find(rules::page_block_options(), version);
     for (const char* name : rules::page_block_option_symbols()) {
         const auto* e = config.find(name);
         if (!e) continue;
@@ -315,13 +321,12 @@ void page_block_option(const kconfig::Config& config, const KernelVersion& versi
 // FORCE_MAX_ZONEORDER (≤ v6.0) / ARCH_FORCE_MAX_ORDER (≥ v6.1), exclusive until v6.3.
 void max_order_symbol(const kconfig::Config& config, Arch arch, const KernelVersion& version,
                       std::optional<KernelVersion> own_version, Retarget& out) {
-    const rules::MaxOrderKconfigRow* row = nullptr;
+    const auto* row = rules::find(rules::max_order_kconfig(), version, [arch](const auto& r) {
+        return r.arch == arch && r.symbol != nullptr;
+    });
     std::set<std::string> spellings;
-    for (const auto& r : rules::max_order_kconfig()) {
-        if (r.arch != arch || !r.symbol) continue;
-        spellings.insert(r.symbol);
-        if (r.versions.contains(version)) row = &r;
-    }
+    for (const auto& r : rules::max_order_kconfig())
+        if (r.arch == arch && r.symbol) spellings.insert(r.symbol);
     for (const auto& name : spellings) {
         const auto* e = config.find(name);
         if (!e) continue;
@@ -334,11 +339,8 @@ void max_order_symbol(const kconfig::Config& config, Arch arch, const KernelVers
             continue;
         }
         if (!own_version) continue;
-        const rules::MaxOrderDefinitionRow *at_own = nullptr, *at_target = nullptr;
-        for (const auto& d : rules::max_order_definitions()) {
-            if (d.versions.contains(*own_version)) at_own = &d;
-            if (d.versions.contains(version)) at_target = &d;
-        }
+        const auto* at_own = rules::find(rules::max_order_definitions(), *own_version);
+        const auto* at_target = rules::find(rules::max_order_definitions(), version);
         if (at_own && at_target && at_own->exclusive != at_target->exclusive)
             out.notes.push_back(fmt::format(
                 "CONFIG_{}={} counts {} in {} (include/linux/mmzone.h: MAX_ORDER redefined in "

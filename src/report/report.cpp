@@ -144,15 +144,18 @@ nlohmann::json to_json(const reserved::Region& r) {
     return j;
 }
 
-nlohmann::json to_json(const Diagnostic& d) {
+nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys) {
     nlohmann::json j;
-    j["input"] = d.input;
-    j["file"] = d.where.file;
+    const bool config = keys == DiagnosticKeys::config;
+    j["file"] =
+        config && d.where.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.where.file);
     j["line"] = nullable_line(d.where.line);
     j["column"] = nullable_line(d.where.column);
     j["severity"] = to_string(d.severity);
     j["check"] = d.check.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.check);
     j["message"] = d.message;
+    if (config) return j;
+    j["input"] = d.input;
     j["node"] = d.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.node);
     if (d.fix.empty()) {
         j["fix"] = nullptr;

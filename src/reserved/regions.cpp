@@ -9,6 +9,7 @@
 #include <cctype>
 #include <strings.h>
 
+#include "cmalign/core/bytes.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign::reserved {
@@ -30,11 +31,6 @@ const char* to_string(Kind kind) {
 }
 
 namespace {
-
-std::uint32_t be32_at(const std::vector<std::uint8_t>& v, std::size_t offset) {
-    return (std::uint32_t{v[offset]} << 24) | (std::uint32_t{v[offset + 1]} << 16) |
-           (std::uint32_t{v[offset + 2]} << 8) | std::uint32_t{v[offset + 3]};
-}
 
 // NUL-separated string list (compatible); a missing final NUL still yields the last string.
 std::vector<std::string> string_list(const dt::Property& prop) {
@@ -100,7 +96,7 @@ ValueRef read_value(const dt::Property& prop, std::size_t offset, std::uint32_t 
     ref.length = std::size_t{cells} * 4;
     std::uint64_t value = 0;
     for (std::uint32_t i = 0; i < cells; ++i) {
-        std::uint32_t cell = be32_at(prop.value, offset + std::size_t{i} * 4);
+        std::uint32_t cell = bytes::be32_at(prop.value, offset + std::size_t{i} * 4);
         // of_read_number(): r = (r << 32) | cell, so cells before the last two fall off.
         if (cells > 2 && i + 2 < cells && cell != 0) ref.overflowed = true;
         value = (value << 32) | cell;
@@ -115,7 +111,7 @@ ValueRef read_value(const dt::Property& prop, std::size_t offset, std::uint32_t 
     // in "<0x0 0x88000000>"), or the last cell when the value is 0.
     std::size_t cell = cells == 0 ? 0 : cells - 1;
     for (std::uint32_t i = 0; i < cells; ++i) {
-        if (be32_at(prop.value, offset + std::size_t{i} * 4) != 0) {
+        if (bytes::be32_at(prop.value, offset + std::size_t{i} * 4) != 0) {
             cell = i;
             break;
         }
@@ -280,11 +276,11 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
     out.address_cells = options.sparc ? 2 : 1;
     out.size_cells = 1;
     if (const auto* p = root.find_property("#address-cells"); p && p->value.size() >= 4)
-        out.address_cells = be32_at(p->value, 0);
+        out.address_cells = bytes::be32_at(p->value, 0);
     else
         out.address_cells_defaulted = true;
     if (const auto* p = root.find_property("#size-cells"); p && p->value.size() >= 4)
-        out.size_cells = be32_at(p->value, 0);
+        out.size_cells = bytes::be32_at(p->value, 0);
     else
         out.size_cells_defaulted = true;
     const std::uint32_t ac = out.address_cells;
@@ -334,11 +330,11 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
     out.reserved_memory_where = rm->where;
     if (const auto* p = rm->find_property("#address-cells")) {
         out.rm_address_cells_where = property_location(*p, *rm);
-        if (p->value.size() >= 4) out.rm_address_cells = be32_at(p->value, 0);
+        if (p->value.size() >= 4) out.rm_address_cells = bytes::be32_at(p->value, 0);
     }
     if (const auto* p = rm->find_property("#size-cells")) {
         out.rm_size_cells_where = property_location(*p, *rm);
-        if (p->value.size() >= 4) out.rm_size_cells = be32_at(p->value, 0);
+        if (p->value.size() >= 4) out.rm_size_cells = bytes::be32_at(p->value, 0);
     }
     out.rm_has_ranges = rm->find_property("ranges") != nullptr;
     // __reserved_mem_check_root(): present and equal to the root's, and `ranges` present.

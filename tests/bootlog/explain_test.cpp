@@ -59,7 +59,7 @@ TEST_CASE("the sample 6.12 log: both pools rejected, with check's finding and fi
     REQUIRE(o.version);
     CHECK(o.version->str() == "6.12.117");
     CHECK(o.version_source == "log line 2");
-    CHECK(o.exit_code() == 1);
+    CHECK(o.exit_code() == ExitCode::findings);
 
     // The same check and fix, run the way `check` and `fix` run.
     CheckRequest check;
@@ -159,7 +159,7 @@ TEST_CASE("a log the configuration does not explain says which page sizes would"
     CHECK_FALSE(n.finding);
     CHECK(n.message.find("configured differently") != std::string::npos);
     CHECK(n.message.find("16 KiB pages (CMA alignment 32 MiB)") != std::string::npos);
-    CHECK(o.exit_code() == 1); // a pool was lost, whatever the configuration says
+    CHECK(o.exit_code() == ExitCode::findings); // a pool was lost, whatever the configuration says
 }
 
 TEST_CASE("lines about nodes the board does not have are reported") {
@@ -211,7 +211,7 @@ TEST_CASE("the version comes from the log, else --kernel-version or the config h
     bare.log_path = no_version;
     bare.board = board;
     auto none = run_explain(bare);
-    CHECK(none.exit_code() == 2);
+    CHECK(none.exit_code() == ExitCode::input_error);
 
     bare.config.kernel_version = "6.1";
     bare.config.arch = "arm64";
@@ -222,5 +222,5 @@ TEST_CASE("the version comes from the log, else --kernel-version or the config h
     ExplainRequest missing;
     missing.log_path = "/nonexistent/boot.log";
     missing.board = board;
-    CHECK(run_explain(missing).exit_code() == 2);
+    CHECK(run_explain(missing).exit_code() == ExitCode::input_error);
 }

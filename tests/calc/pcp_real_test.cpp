@@ -43,7 +43,7 @@ TEST_CASE("the running kernel's zoneinfo is reproduced exactly") {
     r.zoneinfo = zoneinfo;
     r.sysctl_file = sysctls;
     auto o = run_pcp(r);
-    REQUIRE_MESSAGE(o.exit_code() != 2, messages(o.diags));
+    REQUIRE_MESSAGE(o.exit_code() != ExitCode::input_error, messages(o.diags));
     REQUIRE(o.zoneinfo);
     CHECK(o.model->version == KernelVersion{6, 18, 44, true});
     CHECK(o.input.thp == calc::ThpMode::madvise);
@@ -53,7 +53,7 @@ TEST_CASE("the running kernel's zoneinfo is reproduced exactly") {
     for (const auto& d : o.differences)
         MESSAGE(d.zone << " " << d.field << ": file " << d.reported << ", computed " << d.computed);
     CHECK(o.differences.empty());
-    CHECK(o.exit_code() == 0);
+    CHECK(o.exit_code() == ExitCode::clean);
     // vm.min_free_kbytes of the board = the THP recommendation: 512 pages * 3 zones * 11 =
     // 16896 pages = 67584 KiB.
     CHECK(o.result.min_free_kbytes == 67584);
@@ -74,7 +74,7 @@ TEST_CASE("the later snapshot of the same machine (memory hot-added) matches too
     r.zoneinfo = data + "x86_64-6.18-vm-later.zoneinfo";
     r.sysctl_file = data + "x86_64-6.18-vm-later.sysctl";
     auto o = run_pcp(r);
-    REQUIRE_MESSAGE(o.exit_code() != 2, messages(o.diags));
+    REQUIRE_MESSAGE(o.exit_code() != ExitCode::input_error, messages(o.diags));
     for (const auto& d : o.differences)
         MESSAGE(d.zone << " " << d.field << ": file " << d.reported << ", computed " << d.computed);
     CHECK(o.differences.empty());
@@ -94,7 +94,7 @@ TEST_CASE("the same figures from --zone values alone") {
     REQUIRE(r.zones.size() == 3); // DMA, DMA32, Normal
     r.cpus = parsed->online_cpus();
     auto o = run_pcp(r);
-    REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+    REQUIRE_MESSAGE(o.exit_code() == ExitCode::clean, messages(o.diags));
     CHECK(o.result.min_free_kbytes == 67584);
     auto diffs = calc::compare(*parsed, o.result);
     for (const auto& diff : diffs)
@@ -110,7 +110,7 @@ TEST_CASE("a sysctl changed on the board is reported") {
     r.zoneinfo = zoneinfo;
     r.sysctls = {"vm.watermark_scale_factor=50"};
     auto o = run_pcp(r);
-    REQUIRE(o.exit_code() == 1); // the file's watermarks were made with 10, not 50
+    REQUIRE(o.exit_code() == ExitCode::findings); // the file's watermarks were made with 10, not 50
     REQUIRE(o.sysctls.size() == 1);
     CHECK(o.sysctls[0].differs);
     CHECK(o.sysctls[0].kernel_default == "10");
@@ -124,7 +124,7 @@ TEST_CASE("a sysctl changed on the board is reported") {
     plain.zoneinfo = zoneinfo;
     plain.sysctls = {"vm.min_free_kbytes=90000"};
     auto p = run_pcp(plain);
-    CHECK(p.exit_code() == 1);
+    CHECK(p.exit_code() == ExitCode::findings);
     CHECK(p.sysctls.at(0).differs);
     CHECK(p.sysctls.at(0).kernel_default == "67584");
 }
@@ -154,7 +154,7 @@ TEST_CASE("a zoneinfo edited to a changed min_free_kbytes no longer matches") {
     std::ofstream(edited) << text;
     r.zoneinfo = edited;
     auto e = run_pcp(r);
-    CHECK(e.exit_code() == 1);
+    CHECK(e.exit_code() == ExitCode::findings);
     bool implied = false;
     for (const auto& n : e.notes)
         implied |=
@@ -173,7 +173,7 @@ TEST_CASE("RZ/G3S from the Debian 6.12 arm64 defconfig: 1 GiB, 1 CPU, 4K") {
     r.memory_base = "0x48000000";
     r.cpus = 1;
     auto o = run_pcp(r);
-    REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+    REQUIRE_MESSAGE(o.exit_code() == ExitCode::clean, messages(o.diags));
     const auto& dma = zone(o, calc::ZoneType::dma);
     // 1 GiB at 0x48000000 is below 4 GiB: all ZONE_DMA; minus 16 MiB of memmap = 258048 pages.
     CHECK(dma.managed_pages == 258048);
@@ -203,7 +203,7 @@ TEST_CASE("RZ/G3S from the Debian 6.12 arm64 defconfig: 1 GiB, 1 CPU, 4K") {
         r.config.sets = {"CONFIG_ARM64_4K_PAGES=n", "CONFIG_ARM64_16K_PAGES=y"};
         r.memory = "8G";
         auto o16 = run_pcp(r);
-        REQUIRE_MESSAGE(o16.exit_code() == 0, messages(o16.diags));
+        REQUIRE_MESSAGE(o16.exit_code() == ExitCode::clean, messages(o16.diags));
         CHECK(o16.input.page_size == 16384);
         REQUIRE(o16.result.largest_zone());
         CHECK(o16.result.largest_zone()->batch == 15);
@@ -224,7 +224,7 @@ TEST_CASE("bad input is a located error, never a crash") {
     r.config.arch = "arm64";
     r.zoneinfo = bad;
     auto o = run_pcp(r);
-    CHECK(o.exit_code() == 2);
+    CHECK(o.exit_code() == ExitCode::input_error);
     REQUIRE(o.diags.has_errors());
     // The first error (notes about assumed configuration values may come before it).
     const auto& items = o.diags.items();
@@ -236,36 +236,36 @@ TEST_CASE("bad input is a located error, never a crash") {
 
     PcpRequest none;
     none.config.arch = "arm64";
-    CHECK(run_pcp(none).exit_code() == 2);
+    CHECK(run_pcp(none).exit_code() == ExitCode::input_error);
 
     PcpRequest highmem;
     highmem.config.arch = "arm64";
     highmem.zones = {"HighMem=1G"};
-    CHECK(run_pcp(highmem).exit_code() == 2);
+    CHECK(run_pcp(highmem).exit_code() == ExitCode::input_error);
 
     PcpRequest garbage;
     garbage.config.arch = "arm64";
     garbage.zones = {"Normal=lots"};
-    CHECK(run_pcp(garbage).exit_code() == 2);
+    CHECK(run_pcp(garbage).exit_code() == ExitCode::input_error);
 
     PcpRequest sysctl;
     sysctl.config.arch = "arm64";
     sysctl.memory = "1G";
     sysctl.sysctls = {"vm.min_free_kbytes=99999999999"}; // not a C int
-    CHECK(run_pcp(sysctl).exit_code() == 2);
+    CHECK(run_pcp(sysctl).exit_code() == ExitCode::input_error);
     sysctl.sysctls = {"vm.percpu_pagelist_high_fraction=4"}; // the kernel says -EINVAL below 8
-    CHECK(run_pcp(sysctl).exit_code() == 2);
+    CHECK(run_pcp(sysctl).exit_code() == ExitCode::input_error);
 
     PcpRequest huge;
     huge.config.arch = "arm64";
     huge.zones = {"Normal=16P"}; // 2^42 pages of 4K
-    CHECK(run_pcp(huge).exit_code() == 2);
+    CHECK(run_pcp(huge).exit_code() == ExitCode::input_error);
 
     HeapRequest zero;
     zero.config.arch = "arm64";
     zero.size = "0";
     auto h = run_heap(zero);
-    CHECK(h.exit_code() == 2);
+    CHECK(h.exit_code() == ExitCode::input_error);
     std::filesystem::remove_all(dir);
 }
 
@@ -276,7 +276,7 @@ TEST_CASE("--memory: the zone split of each arch, said in the assumptions") {
         r.config.kernel_version = "6.12";
         r.memory = "8G";
         auto o = run_pcp(r);
-        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        REQUIRE_MESSAGE(o.exit_code() == ExitCode::clean, messages(o.diags));
         CHECK(zone(o, calc::ZoneType::dma).managed_pages == 4096);      // 16 MiB
         CHECK(zone(o, calc::ZoneType::dma32).managed_pages == 1044480); // 4 GiB - 16 MiB
         // 4 GiB = 1048576 pages minus 8 GiB / 4 KiB * 64 bytes = 128 MiB = 32768 pages.
@@ -293,7 +293,7 @@ TEST_CASE("--memory: the zone split of each arch, said in the assumptions") {
         r.memory = "2G";
         r.memory_base = "0x880000000";
         auto o = run_pcp(r);
-        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        REQUIRE_MESSAGE(o.exit_code() == ExitCode::clean, messages(o.diags));
         // 524288 pages - 2 GiB / 4 KiB * 64 bytes (32 MiB = 8192 pages).
         CHECK(zone(o, calc::ZoneType::dma).managed_pages == 516096);
         CHECK(o.result.largest_zone()->type == calc::ZoneType::dma);
@@ -305,7 +305,7 @@ TEST_CASE("--memory: the zone split of each arch, said in the assumptions") {
         r.memory = "6G";
         r.memory_base = "0x40000000";
         auto o = run_pcp(r);
-        REQUIRE_MESSAGE(o.exit_code() == 0, messages(o.diags));
+        REQUIRE_MESSAGE(o.exit_code() == ExitCode::clean, messages(o.diags));
         CHECK(zone(o, calc::ZoneType::dma).managed_pages == 786432); // 3 GiB
         // 3 GiB - 6 GiB / 4 KiB * 64 bytes (96 MiB = 24576 pages).
         CHECK(zone(o, calc::ZoneType::normal).managed_pages == 786432 - 24576);
@@ -349,7 +349,7 @@ TEST_CASE("a 6.1-style zoneinfo: one fixed pcp->high, no promo line") {
     r.config.sets = {"CONFIG_ZONE_DMA=n", "CONFIG_ZONE_DMA32=n"};
     r.zoneinfo = path;
     auto o = run_pcp(r);
-    REQUIRE_MESSAGE(o.exit_code() != 2, messages(o.diags));
+    REQUIRE_MESSAGE(o.exit_code() != ExitCode::input_error, messages(o.diags));
     CHECK_FALSE(o.result.high_autotuned);
     CHECK(o.input.cpus_per_node == 1);
     // Only the high of cpu 0 differs (1300 in the file, 1286 computed): a changed

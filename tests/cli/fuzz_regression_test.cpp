@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_support.hpp"
+#include "support/cli.hpp"
 
 namespace fs = std::filesystem;
 

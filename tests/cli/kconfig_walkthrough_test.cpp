@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "cli/cli_support.hpp"
+#include "support/cli.hpp"
 
 using namespace cli_test;
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@ extern "C" {
 #include <libfdt.h>
 }
 
-#include "cli_support.hpp"
+#include "support/cli.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::read_file;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_support.hpp"
+#include "support/cli.hpp"
 
 using namespace cli_test;
 

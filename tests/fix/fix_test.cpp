@@ -12,7 +12,7 @@
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp"
 #include "cmalign/run_fix.hpp"
-#include "fix/fix_support.hpp"
+#include "support/fix.hpp"
 
 using namespace fix_test;
 using namespace cmalign;
@@ -561,7 +561,7 @@ TEST_CASE("bulk: a .dtsi shared by several boards, reached by two spellings, is 
     request.tree.include_dirs = {dir / "prefixes"};
     request.mode = FixMode::in_place;
     auto outcome = run_fix(request);
-    CHECK(outcome.exit_code() == 0);
+    CHECK(outcome.exit_code() == ExitCode::clean);
     REQUIRE(outcome.edits.size() == 1);
     CHECK(outcome.written.size() == 1);
     CHECK(outcome.boards_with_edits == 2);
@@ -570,7 +570,7 @@ TEST_CASE("bulk: a .dtsi shared by several boards, reached by two spellings, is 
     request.mode = FixMode::plan;
     auto again = run_fix(request);
     CHECK(again.edits.empty());
-    CHECK(again.exit_code() == 0);
+    CHECK(again.exit_code() == ExitCode::clean);
 }
 
 TEST_CASE(

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/dt/dtb.hpp"
-#include "fix/fix_support.hpp"
+#include "support/fix.hpp"
 
 using namespace fix_test;
 using namespace cmalign;

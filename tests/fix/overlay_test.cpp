@@ -15,7 +15,7 @@
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp"
-#include "fix/fix_support.hpp"
+#include "support/fix.hpp"
 
 using namespace fix_test;
 using namespace cmalign;

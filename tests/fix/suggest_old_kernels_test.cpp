@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/fix/suggest.hpp"
-#include "fix/fix_support.hpp"
+#include "support/fix.hpp"
 
 using namespace fix_test;
 using namespace cmalign;

@@ -57,7 +57,7 @@ TEST_CASE("map of the example board on the 16K kernel: both CMA pools rejected")
     REQUIRE(out.errors.empty());
     REQUIRE(out.layout);
     const auto& l = *out.layout;
-    CHECK(out.exit_code() == 1);
+    CHECK(out.exit_code() == ExitCode::findings);
     CHECK(l.alignment == 32 * MiB);
     REQUIRE(l.banks.size() == 1);
     CHECK(l.banks[0].base == 0x40000000);
@@ -93,7 +93,7 @@ TEST_CASE("map of the example board on the 16K kernel: both CMA pools rejected")
 TEST_CASE("map of the example board on the 4K kernel: nothing rejected") {
     auto out = map_of(example("boards/seed-board.dts"), example("configs/arm64-4k.config"));
     REQUIRE(out.layout);
-    CHECK(out.exit_code() == 0);
+    CHECK(out.exit_code() == ExitCode::clean);
     for (const auto* list : {&out.layout->placed, &out.layout->dynamic})
         for (const auto& b : *list) {
             CAPTURE(b.label);
@@ -225,5 +225,5 @@ TEST_CASE("map: unreadable board is an input error") {
     r.config.kernel_version = "6.12";
     auto out = run_map(r);
     CHECK_FALSE(out.errors.empty());
-    CHECK(out.exit_code() == 2);
+    CHECK(out.exit_code() == ExitCode::input_error);
 }

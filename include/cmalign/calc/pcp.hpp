@@ -14,11 +14,12 @@
 #include <vector>
 
 #include "cmalign/core/version.hpp"
+#include "cmalign/kernel/zones.hpp"
 
 namespace cmalign::calc {
 
-// enum zone_type of include/linux/mmzone.h, in the kernel's order.
-enum class ZoneType { dma, dma32, normal, highmem, movable, device };
+// enum zone_type of include/linux/mmzone.h, in the kernel's order (kernel/zones.hpp).
+using ZoneType = kernel::ZoneType;
 
 const char* zone_name(ZoneType z); // as /proc/zoneinfo prints it: "DMA", "DMA32", "Normal", ...
 std::optional<ZoneType> parse_zone_name(std::string_view name); // case-insensitive

@@ -1,8 +1,9 @@
 // Named checks over the reservations of one device tree, judged against one kernel Model.
 //
-// Modelled on dtc's checks.c: a table of named entries {name, default severity, description,
-// function}; `-W name` / `-Wno-name` / `-E name` / `-Eno-name` enable, disable and promote them as
-// dtc does. Every finding says what the kernel at hand will print and do, and carries a FixHint
+// Modelled on dtc's checks.c: each check is a named entry {name, default severity, description,
+// function, prerequisite} declared next to its function (src/checks/{format,cma,placement,
+// cmdline}.cpp); src/checks/registry.cpp lists them in the order they run. `-W name` /
+// `-Wno-name` / `-E name` / `-Eno-name` enable, disable and promote them as dtc does. Every finding says what the kernel at hand will print and do, and carries a FixHint
 // when there is a mechanical fix. Only what the kernel rejects (a pool lost, a node ignored) is an
 // error; doubtful or cosmetic things are warnings or notes.
 #pragma once
@@ -39,12 +40,21 @@ private:
 
 using CheckFunction = void (*)(const Context&, Findings&);
 
+// A condition a check needs, as dtc's prerequisites: where it does not hold the check does not
+// run, because another check already reports why (e.g. "reserved-memory well formed": when the
+// kernel ignores /reserved-memory, reserved-memory-format says so and node checks keep quiet).
+struct Prerequisite {
+    const char* name;
+    bool (*holds)(const Context&);
+};
+
 struct CheckInfo {
     const char* name;
     Severity severity; // the most severe level the check reports by default
     bool enabled_by_default;
     const char* description; // one line, for --help, SARIF rules and docs
     CheckFunction function;
+    const Prerequisite* prerequisite = nullptr; // none: the check always runs when enabled
 };
 
 // The registry, in the order checks run.
@@ -68,7 +78,8 @@ struct Options {
 // `value` the rest ("no-overlap", "overlap"). nullopt and an error when the name is unknown.
 std::optional<Switch> parse_switch(char flag, std::string_view value, Diagnostics& diags);
 
-// Level a check runs at after the switches: nullopt = disabled; error = every finding promoted.
+// Level a check runs at after the switches: `enabled` false = disabled; `promote_to_error` = every
+// finding becomes an error.
 struct Level {
     bool enabled = true;
     bool promote_to_error = false;

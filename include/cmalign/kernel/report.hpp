@@ -1,4 +1,6 @@
 // Renderings of the kernel model: the contract's `calc` and `table` JSON, and text/markdown.
+// They are reports: implemented in the report layer (src/report/model.cpp), which may read the
+// kernel layer; nothing in src/kernel includes this header.
 #pragma once
 
 #include <string>
@@ -20,9 +22,6 @@ nlohmann::json to_json(const Model& model);
 //            page_block_max_order, ...}]}
 nlohmann::json to_json(const std::vector<TableRow>& rows);
 
-// {file, line, column, severity, check, message}; unknown parts are null.
-nlohmann::json diagnostic_json(const Diagnostic& d);
-
 // `calc` text output: the result, then each derivation step with its rule, kernel source and
 // the config lines it read, then assumptions and diagnostics.
 std::string render_text(const Model& model);
@@ -32,8 +31,5 @@ std::string render_table_text(const std::vector<TableRow>& rows, Arch arch,
                               const KernelVersion& version);
 std::string render_table_markdown(const std::vector<TableRow>& rows, Arch arch,
                                   const KernelVersion& version);
-
-// "2 MiB", "512 MiB", "8 KiB", "4096 bytes"
-std::string human_bytes(std::uint64_t bytes);
 
 } // namespace cmalign::kernel

@@ -26,6 +26,10 @@ std::vector<KernelVersion> modelled_versions();
 // Releases where a rule of `arch` changes (the first version of a table row that differs from
 // the row before), oldest first. A sweep over these sees every change the model knows.
 std::vector<KernelVersion> rule_boundaries(Arch arch);
+// True when `later` is a later kernel than `earlier` and no rule of `arch` changes between
+// their releases (patch levels ignored): a sweep's neighbouring cells then agree by
+// construction.
+bool same_rules(Arch arch, const KernelVersion& earlier, const KernelVersion& later);
 
 // "6.1,6.6,6.12", "6.1..6.18" (every modelled release in between, both ends included),
 // "boundaries" (rule_boundaries()), "all"; entries may mix. Versions with a patch level

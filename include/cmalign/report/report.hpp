@@ -33,7 +33,11 @@ std::string summary_line(std::span<const Diagnostic> diagnostics);
 // ---- JSON (contract.md, `cmalign check`) ------------------------------------------------------
 
 nlohmann::json to_json(const reserved::Region& region);
-nlohmann::json to_json(const Diagnostic& d);
+// Which keys a diagnostic has: `finding` (check, fix, explain, ...: {input, file, line, column,
+// severity, check, message, node, fix}) or `config`, the problems of a configuration inside the
+// calc object ({file (null when none), line, column, severity, check, message}).
+enum class DiagnosticKeys { finding, config };
+nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys = DiagnosticKeys::finding);
 nlohmann::json summary_json(std::span<const Diagnostic> diagnostics);
 
 // The whole `check` object: {alignment, regions, diagnostics, summary}. `alignment` is the calc

@@ -16,6 +16,16 @@
 
 namespace cmalign {
 
+// What check and fix start from: the configuration completed from the inputs
+// (resolve_config_options()), its model (load_model(); nullopt when unusable) and the
+// diagnostics of both.
+struct CommandModel {
+    ConfigOptions config;
+    std::optional<kernel::Model> model;
+    std::vector<Diagnostic> diagnostics;
+};
+CommandModel command_model(const ConfigOptions& given, const std::vector<std::string>& inputs);
+
 dt::PreprocessOptions preprocess_options(const TreeOptions& options);
 
 // A DTS (through the built-in preprocessor) or a DTB/DTBO (libfdt), chosen by content: a file

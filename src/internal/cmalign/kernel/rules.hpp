@@ -1,9 +1,10 @@
 // The kernel's rules for page size, max order, pageblock_order and CMA alignment, as data.
 //
 // Every table row is keyed by kernel version range (and arch where it matters) and names the
-// kernel source file it was read from. derive() (model.cpp) walks these rows; it holds no
-// version or arch knowledge of its own. Facts come from /work/shared/docs/kernel-facts.md and the
-// Debian 6.1.192 / 6.12.117 trees; boundaries marked [likely] in those facts say so in `note`.
+// kernel source file it was read from. derive() (src/kernel/derive*.cpp) walks these rows; it
+// holds no version or arch knowledge of its own. Facts come from the Debian 6.1.192 / 6.12.117
+// kernel trees and mainline history (docs/architecture.md); boundaries not confirmed in a tagged
+// tree say [likely] in `note`.
 #pragma once
 
 #include <optional>
@@ -26,6 +27,26 @@ constexpr VersionRange until(int major, int minor) {
 }
 constexpr VersionRange between(int first_major, int first_minor, int last_major, int last_minor) {
     return {first_major, first_minor, last_major, last_minor};
+}
+
+// The one lookup of every version-keyed table: the first row whose range holds `v` and that
+// `also` accepts (same arch, same pageblock case, ...); nullptr when none does. The rows of one
+// key never overlap (tests/kernel/rules_find_test.cpp checks every table), so the first match is
+// the only one. Where several rows of one key may match on purpose, the order of the table is the
+// precedence and the table says so ("first matching row wins": huge_geometry(), section_sizes(),
+// the `When` lists of a row), as Kconfig takes the first `default` whose condition holds.
+template <class Row, class Also>
+const Row* find(std::span<const Row> rows, const KernelVersion& v, Also also) {
+    for (const auto& r : rows)
+        if (r.versions.contains(v) && also(r)) return &r;
+    return nullptr;
+}
+template <class Row> const Row* find(std::span<const Row> rows, const KernelVersion& v) {
+    return find(rows, v, [](const Row&) { return true; });
+}
+// For the tables whose rows carry an arch.
+template <class Row> const Row* find(std::span<const Row> rows, Arch arch, const KernelVersion& v) {
+    return find(rows, v, [arch](const Row& r) { return r.arch == arch; });
 }
 
 // A Kconfig-style condition: every term must hold, and the page size must match when given.
@@ -194,6 +215,9 @@ struct ArchInfo {
     const char* bits32_symbol;    // the one that says 32-bit (64BIT has no "is not set" line)
     bool default_64bit;           // assumed when bits_symbol is absent
     bool always_sparsemem;
+    // kernel/dma/coherent.c rmem_dma_setup(): `#ifdef CONFIG_ARM` a non-reusable pool without
+    // no-map is refused ("regions without no-map are not yet supported"; 6.1 and 6.12).
+    bool coherent_needs_no_map = false;
 };
 
 std::span<const PageSizeRow> page_sizes();

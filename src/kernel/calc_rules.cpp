@@ -1,3 +1,5 @@
+// The calculators' versioned kernel rules (PCP, watermarks, dma-buf heap, numa_cma=) as rows; see
+// cmalign/calc/rules.hpp. Kernel knowledge, so it lives with the other rule tables.
 #include "cmalign/calc/rules.hpp"
 
 #include <array>

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cmalign/kconfig/config.hpp"
-#include "kernel_test_util.hpp"
+#include "support/kernel.hpp"
 
 using namespace cmalign;
 namespace fs = std::filesystem;

@@ -1,35 +1,17 @@
+// The kernel Model as `calc` and `table` print it (JSON, text, markdown): the report layer.
 #include "cmalign/kernel/report.hpp"
 
 #include <array>
 
 #include <fmt/format.h>
 
+#include "cmalign/core/size.hpp"
+#include "cmalign/report/report.hpp"
+
 namespace cmalign::kernel {
 
 using nlohmann::json;
 
-std::string human_bytes(std::uint64_t bytes) {
-    static constexpr std::array<const char*, 4> units = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024 || bytes % 1024 != 0) return fmt::format("{} bytes", bytes);
-    std::uint64_t v = bytes / 1024;
-    std::size_t u = 0;
-    while (u + 1 < units.size() && v >= 1024 && v % 1024 == 0) {
-        v /= 1024;
-        ++u;
-    }
-    return fmt::format("{} {}", v, units[u]);
-}
-
-json diagnostic_json(const Diagnostic& d) {
-    json j;
-    j["file"] = d.where.file.empty() ? json(nullptr) : json(d.where.file);
-    j["line"] = d.where.line > 0 ? json(d.where.line) : json(nullptr);
-    j["column"] = d.where.column > 0 ? json(d.where.column) : json(nullptr);
-    j["severity"] = to_string(d.severity);
-    j["check"] = d.check.empty() ? json(nullptr) : json(d.check);
-    j["message"] = d.message;
-    return j;
-}
 
 json to_json(const Model& m) {
     json j;
@@ -62,7 +44,7 @@ json to_json(const Model& m) {
     j["assumptions"] = m.assumptions;
     json diags = json::array();
     for (const auto& d : m.diagnostics)
-        diags.push_back(diagnostic_json(d));
+        diags.push_back(report::to_json(d, report::DiagnosticKeys::config));
     j["diagnostics"] = std::move(diags);
     return j;
 }
@@ -94,7 +76,7 @@ namespace {
 std::string value_text(const Step& s) {
     if (!s.value) return "decided at boot";
     if (s.quantity == "page_size" || s.quantity == "cma_min_alignment_bytes")
-        return fmt::format("{} ({})", *s.value, human_bytes(static_cast<std::uint64_t>(*s.value)));
+        return fmt::format("{} ({})", *s.value, format_size(static_cast<std::uint64_t>(*s.value), ByteUnit::bytes));
     if (s.quantity == "hugetlb" || s.quantity == "thp") return *s.value ? "yes" : "no";
     return std::to_string(*s.value);
 }
@@ -110,7 +92,7 @@ std::string input_text(const StepInput& in) {
 }
 
 std::string alignment_text(const std::optional<std::uint64_t>& a) {
-    return a ? fmt::format("{} ({:#x}, {})", *a, *a, human_bytes(*a)) : "decided at boot";
+    return a ? fmt::format("{} ({:#x}, {})", *a, *a, format_size(*a, ByteUnit::bytes)) : "decided at boot";
 }
 
 std::string pageblock_text(const std::optional<int>& order,
@@ -126,7 +108,7 @@ std::string render_text(const Model& m) {
     std::string out;
     out += fmt::format("kernel {} {}\n", to_string(m.arch), m.version.str());
     out +=
-        fmt::format("  page size:               {} ({})\n", m.page_size, human_bytes(m.page_size));
+        fmt::format("  page size:               {} ({})\n", m.page_size, format_size(m.page_size, ByteUnit::bytes));
     out += fmt::format("  max page order:          {} (inclusive)\n", m.max_page_order);
     out += fmt::format("  pageblock_order:         {}\n",
                        pageblock_text(m.pageblock_order, m.pageblock_order_range));
@@ -161,12 +143,12 @@ struct Cells {
 
 Cells cells(const TableRow& r) {
     Cells c;
-    c.page = human_bytes(r.page_size);
+    c.page = format_size(r.page_size, ByteUnit::bytes);
     c.max_order = fmt::format("{}{}", r.max_page_order, r.max_order_is_largest ? " (largest)" : "");
     c.huge = r.hugetlb ? "HugeTLB" : r.thp ? "THP only" : "neither";
     c.block_option = r.page_block_max_order ? std::to_string(*r.page_block_max_order) : "-";
     c.pageblock = pageblock_text(r.pageblock_order, r.pageblock_order_range);
-    c.alignment = r.cma_min_alignment_bytes ? human_bytes(*r.cma_min_alignment_bytes) : "at boot";
+    c.alignment = r.cma_min_alignment_bytes ? format_size(*r.cma_min_alignment_bytes, ByteUnit::bytes) : "at boot";
     return c;
 }
 

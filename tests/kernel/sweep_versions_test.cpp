@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "cmalign/kernel/versions.hpp"
-#include "kernel/kernel_test_util.hpp"
+#include "support/kernel.hpp"
 
 using namespace cmalign;
 using cmalign::test::make_config;

@@ -7,7 +7,7 @@
 
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "kernel_test_util.hpp"
+#include "support/kernel.hpp"
 
 using namespace cmalign;
 using cmalign::test::calc;

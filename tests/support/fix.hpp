@@ -16,10 +16,14 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/kernel/model.hpp"
+#include "support/run.hpp"
 
 namespace fix_test {
 
 namespace fs = std::filesystem;
+using cmalign::test::read_file;
+using cmalign::test::Run;
+using cmalign::test::run_shell;
 
 // A fresh directory under the temp dir, removed when the object dies.
 struct TempDir {
@@ -44,11 +48,6 @@ inline void write_file(const std::string& path, const std::string& text) {
     out << text;
 }
 
-inline std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // Bytes and modification time, to prove a file was not touched.
 struct Snapshot {
     std::string bytes;
@@ -68,31 +67,6 @@ struct Snapshot {
                st.st_mtim.tv_nsec == mtime.tv_nsec && st.st_ino == inode;
     }
 };
-
-struct Run {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-// Runs a shell command, stdout captured, stderr captured through a temp file.
-inline Run run_shell(const std::string& command) {
-    auto err_path =
-        fs::temp_directory_path() / ("cmalign-fix-test-err-" + std::to_string(::getpid()));
-    Run r;
-    FILE* pipe = popen((command + " 2>" + err_path.string()).c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        r.out.append(buffer.data(), n);
-    int status = pclose(pipe);
-    REQUIRE(WIFEXITED(status));
-    r.exit_code = WEXITSTATUS(status);
-    r.err = read_file(err_path.string());
-    fs::remove(err_path);
-    return r;
-}
 
 inline Run run_cli(const std::string& args) {
     return run_shell(std::string(CMALIGN_CLI) + " " + args);

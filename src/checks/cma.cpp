@@ -1,0 +1,254 @@
+// The checks of CMA pools: alignment of base and size (one ladder), CMA configured, alloc-ranges
+// that can hold the pool, the default pool, and the number of CMA areas.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cmalign/core/amount.hpp"
+#include "cmalign/core/interval.hpp"
+#include "internal.hpp"
+
+namespace cmalign::checks::entries {
+
+using reserved::Kind;
+using reserved::Region;
+
+// ---------------------------------------------------------------------------------------------
+// cma-base-alignment / cma-size-alignment: kernel/dma/contiguous.c rmem_cma_setup(),
+// `!IS_ALIGNED(rmem->base | rmem->size, CMA_MIN_ALIGNMENT_BYTES)` (all versions ≥ 5.19 with
+// CMA_MIN_ALIGNMENT_BYTES = PAGE_SIZE << pageblock_order; the model supplies older formulas).
+// Base and size climb the same ladder: exact alignment, else the range the kernel may pick at
+// boot, else (size only) a note that nothing bounds it.
+
+// One value of a pool the ladder judges, and how its findings are worded.
+struct AlignedValue {
+    const char* what; // "base", "size"
+    std::uint64_t value;
+    Location where;
+    std::string shown;        // how the value is written in the message
+    bool note_when_unbounded; // say so when the kernel decides at boot and nothing bounds it
+    // The words after the kernel's reaction, for the alignment that makes the value valid
+    // (`at_boot`: the alignment is the largest one the kernel may pick at boot).
+    std::string (*tail)(std::uint64_t value, std::uint64_t alignment, bool at_boot);
+    // The mechanical fix for that alignment, if any.
+    std::vector<FixHint> (*fix)(const Region& r, std::uint64_t value, std::uint64_t alignment);
+};
+
+void check_aligned(const Context& ctx, const Region& r, const AlignedValue& v, Findings& out) {
+    auto facts = alignment_facts(ctx.model);
+    if (facts.exact) {
+        if (v.value % *facts.exact == 0) return;
+        out.add(Severity::error, v.where, r.path,
+                fmt::format("CMA pool {} {} is not a multiple of {}: {}{}", v.what, v.shown,
+                            alignment_words(ctx.model, *facts.exact), rejected_pool_words(r),
+                            v.tail(v.value, *facts.exact, false)),
+                v.fix(r, v.value, *facts.exact));
+    } else if (facts.smallest && facts.largest) {
+        if (v.value % *facts.smallest != 0)
+            out.add(Severity::error, v.where, r.path,
+                    fmt::format("CMA pool {} {} is not a multiple of even the smallest CMA "
+                                "alignment {} that {} may choose at boot: {}{}",
+                                v.what, v.shown, amount(*facts.smallest), kernel_name(ctx.model),
+                                rejected_pool_words(r), v.tail(v.value, *facts.largest, true)),
+                    v.fix(r, v.value, *facts.largest));
+        else if (v.value % *facts.largest != 0)
+            out.add(Severity::warning, v.where, r.path,
+                    fmt::format("CMA pool {} {} is not a multiple of the CMA alignment {} "
+                                "that {} uses when it picks the largest pageblock_order at "
+                                "boot; then {}{}",
+                                v.what, v.shown, amount(*facts.largest), kernel_name(ctx.model),
+                                rejected_pool_words(r), v.tail(v.value, *facts.largest, true)),
+                    v.fix(r, v.value, *facts.largest));
+    } else if (v.note_when_unbounded) {
+        out.add(Severity::note, v.where, r.path,
+                fmt::format("{} decides the CMA alignment at boot and the configuration gives "
+                            "no bound: the {} {} cannot be checked",
+                            kernel_name(ctx.model), v.what, v.shown));
+    }
+}
+
+std::vector<FixHint> no_fix(const Region&, std::uint64_t, std::uint64_t) {
+    return {};
+}
+
+void check_cma_base(const Context& ctx, Findings& out) {
+    for (const auto& r : ctx.reservations.regions) {
+        // Dynamic pools get their base aligned by __reserved_mem_alloc_size(); only reg can be off.
+        if (r.kind != Kind::cma || r.dynamic || !r.base || !r.base_ref) continue;
+        auto nearest = [](std::uint64_t base, std::uint64_t alignment, bool at_boot) {
+            if (at_boot) return std::string{};
+            auto down = base - base % alignment;
+            return fmt::format("; the nearest aligned bases are {} and {} (a base is never moved "
+                               "automatically)",
+                               hex(down), hex(down + alignment));
+        };
+        check_aligned(ctx, r,
+                      {"base", *r.base, r.base_ref->where, hex(*r.base), false, nearest, no_fix},
+                      out);
+    }
+}
+
+void check_cma_size(const Context& ctx, Findings& out) {
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.kind != Kind::cma || !r.size || !r.size_ref) continue;
+        auto smallest_valid = [](std::uint64_t size, std::uint64_t alignment, bool) {
+            auto bigger = round_up(size, alignment);
+            return bigger ? fmt::format("; the smallest valid size is {}", amount(*bigger))
+                          : std::string{};
+        };
+        auto grow = [](const Region& region, std::uint64_t size, std::uint64_t alignment) {
+            std::vector<FixHint> fix;
+            if (auto bigger = round_up(size, alignment))
+                fix.push_back({region.size_ref->property, size, *bigger});
+            return fix;
+        };
+        check_aligned(
+            ctx, r,
+            {"size", *r.size, r.size_ref->where, amount(*r.size), true, smallest_valid, grow}, out);
+    }
+}
+
+extern const CheckInfo cma_base_alignment{
+    "cma-base-alignment", Severity::error, true,
+    "a CMA pool's base must be a multiple of CMA_MIN_ALIGNMENT_BYTES, else the pool is lost",
+    check_cma_base};
+extern const CheckInfo cma_size_alignment{
+    "cma-size-alignment", Severity::error, true,
+    "a CMA pool's size must be a multiple of CMA_MIN_ALIGNMENT_BYTES, else the pool is lost",
+    check_cma_size};
+
+// cma-disabled: without CONFIG_DMA_CMA (which depends on CONFIG_CMA) kernel/dma/contiguous.c and
+// its rmem_cma_setup() are not built. drivers/of/of_reserved_mem.c __reserved_mem_init_node()
+// (6.1 and 6.12) then tries the other "shared-dma-pool" handler, rmem_dma_setup() of
+// kernel/dma/coherent.c (built with CONFIG_DMA_DECLARE_COHERENT), which returns -EINVAL for a
+// `reusable` node; any error but -ENOENT makes the caller print "node %s compatible matching fail"
+// and give the memory back (memblock_phys_free). With no handler at all (-ENOENT) the memory stays
+// reserved but rmem->ops stays NULL, so of_reserved_mem_device_init() fails with -EINVAL for every
+// device that names the region. Either way the pool is lost: an error (issue 7, item 6).
+
+void check_cma_disabled(const Context& ctx, Findings& out) {
+    const auto& m = ctx.model;
+    if (m.cma && m.dma_cma) return;
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.declared_kind != Kind::cma || r.disabled || r.no_map || !r.accepted_by_parser)
+            continue;
+        std::string freed = fmt::format(
+            "rmem_dma_setup() (kernel/dma/coherent.c) refuses `reusable` with -EINVAL, so the "
+            "kernel prints \"OF: reserved mem: node {} compatible matching fail\" and frees the "
+            "memory",
+            r.name);
+        std::string kept = "no handler claims shared-dma-pool, so the memory stays reserved but "
+                           "unusable: of_reserved_mem_device_init() fails with -EINVAL for the "
+                           "devices that use it";
+        std::string outcome;
+        if (!m.dma_declare_coherent)
+            outcome =
+                fmt::format("with CONFIG_DMA_DECLARE_COHERENT=y {}; without it {}", freed, kept);
+        else if (*m.dma_declare_coherent)
+            outcome = "CONFIG_DMA_DECLARE_COHERENT=y: " + freed;
+        else
+            outcome = "CONFIG_DMA_DECLARE_COHERENT is not set either: " + kept;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("{} is a reusable shared-dma-pool (a CMA pool) but {} is not set, so "
+                            "rmem_cma_setup() is not built; {}: no pool ({})",
+                            r.name, m.cma ? "CONFIG_DMA_CMA" : "CONFIG_CMA", outcome,
+                            kernel_name(m)));
+    }
+}
+
+extern const CheckInfo cma_disabled{
+    "cma-disabled",
+    Severity::error,
+    true,
+    "a reusable shared-dma-pool needs CONFIG_CMA and CONFIG_DMA_CMA, else the pool is lost",
+    check_cma_disabled,
+    &reserved_memory_well_formed};
+
+// cma-alloc-ranges: __reserved_mem_alloc_size() raises the alignment of a dynamic CMA pool to
+// CMA_MIN_ALIGNMENT_BYTES, then memblock_phys_alloc_range(size, align, start, end) must find an
+// aligned block inside one alloc-ranges entry; with none, "failed to allocate memory for node".
+
+void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
+    auto facts = alignment_facts(ctx.model);
+    if (!facts.exact) return;
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.kind != Kind::cma || !r.dynamic || r.alloc_ranges.empty() || !r.size) continue;
+        std::uint64_t align = std::max(r.alignment.value_or(0), *facts.exact);
+        bool fits = std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+            auto start = round_up(a.base, align);
+            std::uint64_t end = Interval::of(a.base, a.size).end;
+            return start && *start <= end && end - *start >= *r.size;
+        });
+        if (fits) continue;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("no alloc-ranges entry of {} holds {} at an address aligned to {} "
+                            "(the CMA alignment of {} raises the node's alignment): the kernel "
+                            "prints \"OF: reserved mem: failed to allocate memory for node '{}': "
+                            "size {} MiB\" and creates no pool",
+                            r.name, amount(*r.size), amount(align), kernel_name(ctx.model), r.name,
+                            *r.size >> 20));
+    }
+}
+
+extern const CheckInfo cma_alloc_ranges{
+    "cma-alloc-ranges", Severity::error, true,
+    "a dynamic CMA pool needs an alloc-ranges entry that holds its size at the CMA alignment",
+    check_cma_alloc_ranges};
+
+// cma-default: rmem_cma_setup() sets dma_contiguous_default_area for every linux,cma-default
+// pool it accepts, so with several the last one set up wins and the others are plain pools.
+
+void check_cma_default(const Context& ctx, Findings& out) {
+    std::vector<const Region*> defaults;
+    for (const auto& r : ctx.reservations.regions)
+        if (r.kind == Kind::cma && r.cma_default) defaults.push_back(&r);
+    if (defaults.size() < 2) return;
+    for (std::size_t i = 1; i < defaults.size(); ++i)
+        out.add(Severity::warning, defaults[i]->where, defaults[i]->path,
+                fmt::format("{} linux,cma-default pools ({} and {}): {} makes each one it sets up "
+                            "the default CMA area in turn, so only the last one is used for "
+                            "dma_alloc_coherent() and the others are plain pools",
+                            defaults.size(), defaults[0]->name, defaults[i]->name,
+                            kernel_name(ctx.model)));
+}
+
+extern const CheckInfo cma_default{
+    "cma-default", Severity::warning, true,
+    "several linux,cma-default pools: only the last one set up becomes the default CMA area",
+    check_cma_default};
+
+// cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
+// (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
+
+void check_cma_areas(const Context& ctx, Findings& out) {
+    int limit = ctx.model.cma_areas;
+    if (limit <= 0) return;
+    // Dynamic nodes are set up first (fdt_scan_reserved_mem), static ones later (6.12.117).
+    std::vector<const Region*> pools;
+    for (const auto& r : ctx.reservations.regions)
+        if (r.kind == Kind::cma && r.dynamic) pools.push_back(&r);
+    for (const auto& r : ctx.reservations.regions)
+        if (r.kind == Kind::cma && !r.dynamic) pools.push_back(&r);
+    int count = static_cast<int>(pools.size());
+    for (int i = limit; i < count; ++i) {
+        const Region& r = *pools[static_cast<std::size_t>(i)];
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("{} CMA pools but MAX_CMA_AREAS is {} on {}: for {} the kernel prints "
+                            "\"cma: Not enough slots for CMA reserved regions!\" and \"Reserved "
+                            "memory: unable to setup CMA region\", then frees it",
+                            count, limit, kernel_name(ctx.model), r.name));
+    }
+    bool has_default =
+        std::any_of(pools.begin(), pools.end(), [](const Region* r) { return r->cma_default; });
+    if (count == limit && !has_default && count > 0)
+        out.add(Severity::warning, pools.back()->where, pools.back()->path,
+                fmt::format("the {} CMA pools fill all {} MAX_CMA_AREAS slots of {}: a default CMA "
+                            "area (cma= or CONFIG_CMA_SIZE_*) or hugetlb CMA would find none",
+                            count, limit, kernel_name(ctx.model)));
+}
+
+extern const CheckInfo cma_areas{
+    "cma-areas", Severity::error, true,
+    "more CMA pools than MAX_CMA_AREAS slots: the extra pools are lost", check_cma_areas};
+
+} // namespace cmalign::checks::entries

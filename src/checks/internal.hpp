@@ -1,0 +1,52 @@
+// What the check files share: the wording of kernel messages and the check entries the registry
+// lists in order. Private to src/checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cmalign/checks/checks.hpp"
+#include "cmalign/core/interval.hpp"
+
+namespace cmalign::checks {
+
+// messages.cpp ---------------------------------------------------------------------------------
+
+// "arm64 6.12.117"
+std::string kernel_name(const kernel::Model& m);
+// The kernel's %pa: phys_addr_t in full width, zero-padded ("0x0000000080000000").
+std::string pa(std::uint64_t value, const kernel::Model& m);
+// pr_fmt of the file that prints reserved-memory parsing errors in this kernel ("OF: fdt: ").
+const char* parse_prefix(const kernel::Model& m);
+// "the CMA alignment 0x2000000 (32 MiB = PAGE_SIZE 16 KiB << pageblock_order 11) of arm64 6.12"
+std::string alignment_words(const kernel::Model& m, std::uint64_t alignment);
+// What rmem_cma_setup() rejecting a pool looks like in the log, and what happens to the memory.
+std::string rejected_pool_words(const reserved::Region& r);
+// Not inactive: a disabled node, or CMA not configured, reserves nothing the checks judge.
+bool active(const reserved::Region& r);
+// The /memory banks as RAM spans (adjacent banks are one span, as memblock merges them).
+IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks);
+
+// Prerequisites (registry.cpp) ------------------------------------------------------------------
+
+// The kernel parses the nodes under /reserved-memory at all (__reserved_mem_check_root()): when
+// it does not, reserved-memory-format says so and the checks of single nodes have nothing to say.
+extern const Prerequisite reserved_memory_well_formed;
+
+// The checks, declared next to their functions; registry.cpp lists them in the order they run.
+namespace entries {
+// format.cpp
+extern const CheckInfo reserved_memory_format, property_length, zero_size, cell_overflow,
+    alignment_cells, alignment_not_power_of_2, reserved_regions_limit;
+// cma.cpp
+extern const CheckInfo cma_disabled, cma_base_alignment, cma_size_alignment, cma_alloc_ranges,
+    cma_default, cma_areas;
+// placement.cpp
+extern const CheckInfo reusable_no_map, coherent_no_map, overlap, outside_memory,
+    outside_memory_device;
+// cmdline.cpp
+extern const CheckInfo cmdline_cma, cmdline_params;
+} // namespace entries
+
+} // namespace cmalign::checks

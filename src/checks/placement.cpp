@@ -1,0 +1,189 @@
+// The checks of where reservations lie: reusable/no-map combinations, overlaps, and regions
+// outside the /memory banks.
+#include "internal.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cmalign/core/amount.hpp"
+#include "cmalign/core/interval.hpp"
+#include "cmalign/kernel/reserved_mem.hpp"
+
+namespace cmalign::checks::entries {
+
+using reserved::Kind;
+using reserved::Region;
+
+// reusable-no-map: rmem_cma_setup() refuses no-map (silently), rmem_dma_setup() refuses reusable
+// (silently) → __reserved_mem_init_node() fails → "compatible matching fail", nomap cleared.
+
+void check_reusable_no_map(const Context& ctx, Findings& out) {
+    for (const auto& r : ctx.reservations.regions) {
+        if (!r.reusable || !r.no_map || r.disabled || !r.accepted_by_parser) continue;
+        if (r.shared_dma_pool)
+            out.add(Severity::error, r.where, r.path,
+                    fmt::format("shared-dma-pool with both `reusable` and `no-map`: CMA refuses "
+                                "no-map and the coherent allocator refuses reusable, so the kernel "
+                                "prints \"OF: reserved mem: node {} compatible matching fail\" and "
+                                "gives the memory back to the page allocator (no pool)",
+                                r.name));
+        else
+            // Not a pool: the kernel marks it no-map, ignores `reusable` and only lists it
+            // ("OF: reserved mem: 0x…..0x… (… KiB) nomap reusable <name>"): nothing is lost.
+            out.add(Severity::note, r.where, r.path,
+                    "`reusable` and `no-map` are mutually exclusive (reserved-memory binding); "
+                    "the kernel marks the region no-map, ignores `reusable` and says nothing "
+                    "about it");
+    }
+}
+
+extern const CheckInfo reusable_no_map{
+    "reusable-no-map",
+    Severity::error,
+    true,
+    "a shared-dma-pool with both reusable and no-map is refused by CMA and the coherent allocator",
+    check_reusable_no_map,
+    &reserved_memory_well_formed};
+
+// coherent-no-map: kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only.
+
+void check_coherent_no_map(const Context& ctx, Findings& out) {
+    if (!kernel::coherent_pool_needs_no_map(ctx.model.arch)) return;
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.kind != Kind::coherent || r.no_map) continue;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("non-reusable shared-dma-pool without `no-map` on arm: {} prints "
+                            "\"Reserved memory: regions without no-map are not yet supported\" "
+                            "and \"OF: reserved mem: node {} compatible matching fail\", then "
+                            "frees the region",
+                            kernel_name(ctx.model), r.name));
+    }
+}
+
+extern const CheckInfo coherent_no_map{"coherent-no-map", Severity::error, true,
+                                       "on arm a non-reusable shared-dma-pool needs no-map",
+                                       check_coherent_no_map};
+
+// overlap: __rmem_check_for_overlap() over the saved (first-tuple) static regions.
+
+void check_overlap(const Context& ctx, Findings& out) {
+    struct Item {
+        const Region* region;
+        std::uint64_t base, end; // end exclusive, saturated
+    };
+    std::vector<Item> items;
+    for (const auto& r : ctx.reservations.regions) {
+        if (!active(r) || r.dynamic || !r.base || !r.size || *r.size == 0) continue;
+        items.push_back({&r, *r.base, Interval::of(*r.base, *r.size).end});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        return a.base != b.base ? a.base < b.base : a.end < b.end;
+    });
+    for (std::size_t i = 0; i + 1 < items.size(); ++i) {
+        const auto& a = items[i];
+        const auto& b = items[i + 1];
+        if (a.end <= b.base) continue;
+        out.add(Severity::warning, b.region->base_ref ? b.region->base_ref->where : b.region->where,
+                b.region->path,
+                fmt::format("{} overlaps {}: the kernel prints \"OF: reserved mem: OVERLAP "
+                            "DETECTED!\" and \"{} ({}--{}) overlaps with {} ({}--{})\"; both stay "
+                            "reserved but share memory",
+                            b.region->name, a.region->name, a.region->name, pa(a.base, ctx.model),
+                            pa(a.end, ctx.model), b.region->name, pa(b.base, ctx.model),
+                            pa(b.end, ctx.model)));
+    }
+    // /memreserve/ entries overlapping a CMA pool: the pool's pages would also be in use.
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.kind != Kind::cma || r.dynamic || !r.base || !r.size) continue;
+        for (const auto& mr : ctx.reservations.memreserve) {
+            if (mr.size == 0) continue;
+            if (overlaps(Interval::of(mr.address, mr.size), Interval::of(*r.base, *r.size)))
+                out.add(Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
+                        fmt::format("CMA pool {} overlaps /memreserve/ {}+{}: the kernel prints "
+                                    "nothing (memblock_reserve() takes the range twice) and "
+                                    "cma_activate_area() hands memory the firmware reserved to "
+                                    "the page allocator",
+                                    r.name, hex(mr.address), hex(mr.size)));
+        }
+    }
+}
+
+extern const CheckInfo overlap{"overlap", Severity::warning, true,
+                               "reservations that overlap each other or /memreserve/",
+                               check_overlap};
+
+// A CMA pool outside RAM: memblock_reserve() accepts any range, cma_init_reserved_mem() only
+// asks that it be reserved, so the pool is created; cma_activate_area() (mm/cma.c, 6.1 and 6.12)
+// then finds pfns without a valid struct page in its zone: WARN_ON_ONCE(!pfn_valid(pfn)) and
+// "CMA area <name> could not be activated", and the pool is unusable.
+std::string cma_outside_words(const Region& r) {
+    return fmt::format(
+        "the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
+        "and prints \"cma: CMA area {} could not be activated\": CMA can only manage "
+        "RAM the kernel knows (unless the bootloader adds more /memory)",
+        r.name);
+}
+
+void check_outside_memory(const Context& ctx, Findings& out) {
+    const auto& banks = ctx.reservations.memory;
+    if (banks.empty()) return; // the bootloader fills /memory; nothing to compare against
+    auto ram = ram_of(banks);
+    for (const auto& r : ctx.reservations.regions) {
+        if (!active(r)) continue;
+        // Non-CMA regions outside RAM (SRAM, VRAM, firmware carve-outs) are what the kernel
+        // expects: see outside-memory-device.
+        if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
+            !ram.covers(Interval::of(*r.base, *r.size)))
+            out.add(
+                Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
+                fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
+                            r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
+        if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
+            bool any =
+                std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+                    return ram.largest_piece_within(Interval::of(a.base, a.size)) >= *r.size;
+                });
+            if (!any)
+                out.add(Severity::warning, r.where, r.path,
+                        fmt::format("no alloc-ranges entry of {} overlaps the /memory banks of "
+                                    "this tree by {} or more: memblock_phys_alloc_range() only "
+                                    "allocates RAM, so the kernel prints \"OF: reserved mem: "
+                                    "failed to allocate memory for node '{}': size {} MiB\" "
+                                    "(unless the bootloader adds more /memory)",
+                                    r.name, amount(*r.size), r.name, *r.size >> 20));
+        }
+    }
+}
+
+extern const CheckInfo outside_memory{
+    "outside-memory", Severity::warning, true,
+    "CMA pools outside the /memory banks (the kernel cannot activate them) and alloc-ranges "
+    "that hold no RAM",
+    check_outside_memory};
+
+// outside-memory-device (off by default): non-CMA regions outside RAM. The kernel says nothing:
+// early_init_dt_reserve_memory() reserves or marks no-map any range, rmem_dma_setup() accepts a
+// coherent pool anywhere (dma_init_coherent_memory() memremaps it: on-chip SRAM, VRAM).
+void check_outside_memory_device(const Context& ctx, Findings& out) {
+    const auto& banks = ctx.reservations.memory;
+    if (banks.empty()) return;
+    auto ram = ram_of(banks);
+    for (const auto& r : ctx.reservations.regions) {
+        if (!active(r) || r.kind == Kind::cma || r.dynamic || !r.base || !r.size || *r.size == 0)
+            continue;
+        if (ram.covers(Interval::of(*r.base, *r.size))) continue;
+        out.add(Severity::note, r.base_ref ? r.base_ref->where : r.where, r.path,
+                fmt::format("{} {}+{} is not inside the /memory banks of this tree (device "
+                            "memory, or RAM the bootloader adds): the kernel reserves it and "
+                            "prints nothing",
+                            r.name, hex(*r.base), hex(*r.size)));
+    }
+}
+
+extern const CheckInfo outside_memory_device{
+    "outside-memory-device", Severity::note, false,
+    "non-CMA reservations outside the /memory banks (SRAM, VRAM: the kernel accepts them)",
+    check_outside_memory_device};
+
+} // namespace cmalign::checks::entries

@@ -1,0 +1,35 @@
+// What drivers/of/ does with /reserved-memory in each kernel version, as the checks need it.
+// The rows live in src/kernel/reserved_mem.cpp and name the kernel files they were read from.
+#pragma once
+
+#include <span>
+
+#include "cmalign/core/version.hpp"
+#include "cmalign/kernel/model.hpp"
+
+namespace cmalign::kernel {
+
+struct ReservedMemRules {
+    VersionRange versions;
+    // pr_fmt of the file that prints the parsing errors ("OF: fdt: " in drivers/of/fdt.c,
+    // "OF: reserved mem: " once the code moved to drivers/of/of_reserved_mem.c).
+    const char* log_prefix;
+    // The v6.13 restructure (backported to 6.12.y): fdt_scan_reserved_mem_reg_nodes() keeps only
+    // the first reg tuple and says so, and MAX_RESERVED_REGIONS bounds only dynamic nodes.
+    bool restructured;
+    // of_flat_dt_get_addr_size_prop(): a reg/alloc-ranges of the wrong length is silently
+    // absent, only single-tuple nodes are recorded, and a linux,cma-default pool is skipped
+    // ("Skipping dt linux,cma-default for \"cma=\" kernel param.") when cma= is given.
+    bool addr_size_helpers;
+    const char* source;
+};
+
+// The row for `version` (the rows cover every version), and all rows, oldest first.
+const ReservedMemRules& reserved_mem_rules(const KernelVersion& version);
+std::span<const ReservedMemRules> reserved_mem_rows();
+
+// Whether the arch's coherent allocator refuses a non-reusable shared-dma-pool without no-map
+// (kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only).
+bool coherent_pool_needs_no_map(Arch arch);
+
+} // namespace cmalign::kernel
