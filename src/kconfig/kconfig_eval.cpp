@@ -113,6 +113,9 @@ struct SymState {
     std::string decided_by;
     int user_choice = none; // 6.1 choices: the member the .config set to y
     int choice_sel = none;  // 6.1 choices: the member chosen
+    // 6.1 SYMBOL_NEED_SET_CHOICE_VALUES: a choice value computes its choice first; a choice sets
+    // its unset members to a user n once computed (conf_set_all_new_symbols(def_default)).
+    bool need_set_choice = false;
 };
 
 bool string_valid(Type type, const std::string& s) {
@@ -486,8 +489,12 @@ void Evaluator::note_select(int s, Tri before) {
 void Evaluator::calc(int s) {
     SymState& st = st_[s];
     if (st.valid) return;
-    st.valid = true;
     const Symbol& sym = t_.symbols[s];
+    if (st.need_set_choice && (sym.flags & sym_choice_value) && sym.choice_menu != none) {
+        st.need_set_choice = false;
+        calc(t_.menus[sym.choice_menu].sym);
+    }
+    st.valid = true;
     Tri newtri = Tri::no;
     std::string newval;
     switch (sym.type) {
@@ -610,6 +617,19 @@ void Evaluator::calc(int s) {
     }
     validate_range(s);
     if (is_choice && !old_choices_) st.write = false;
+    if (is_choice && old_choices_ && st.need_set_choice) {
+        // set_all_choice_values(): members without a value get a user n; the choice is
+        // computed again when next asked.
+        std::vector<int> members;
+        sub_entries(sym.menus.front(), members);
+        for (int m : members) {
+            if (st_[m].has_user) continue;
+            st_[m].has_user = true;
+            st_[m].user_tri = Tri::no;
+        }
+        st.need_set_choice = false;
+        st.valid = false;
+    }
 }
 
 bool Evaluator::menu_visible(int m) {
@@ -735,6 +755,27 @@ void Evaluator::calc_all() {
                 if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
                     static_cast<int>(s) != t_.sym_no)
                     st_[s].valid = false;
+    }
+    if (old_choices_) {
+        // `make <name>_defconfig` (6.1 conf.c conf_set_all_new_symbols(def_default)): after
+        // conf_read(), the choices the inputs leave open are computed first, in the order of
+        // the symbol hash table: the anonymous choice symbols share bucket 0, newest first.
+        // What they pull in on the way (selects of the chosen System type, say) is computed
+        // then, before anything that depends on the choice in menu order.
+        for (std::size_t s = 0; s < st_.size(); ++s) {
+            auto flags = t_.symbols[s].flags;
+            if ((flags & sym_choice_value) || ((flags & sym_choice) && st_[s].user_choice == none))
+                st_[s].need_set_choice = true;
+        }
+        for (std::size_t s = st_.size(); s-- > 0;) {
+            if (!(t_.symbols[s].flags & sym_choice) || st_[s].user_choice != none) continue;
+            calc(static_cast<int>(s));
+        }
+        // Then conf_write() computes the rest as it walks the menus, in menu order.
+        std::vector<int> order;
+        sub_entries(0, order);
+        for (int s : order)
+            calc(s);
     }
     for (std::size_t s = 0; s < st_.size(); ++s)
         calc(static_cast<int>(s));
