@@ -371,6 +371,16 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
         auto note_overflow = [&region](const ValueRef& ref) {
             if (ref.overflowed) region.overflowed_values.push_back(ref);
         };
+        // Each <address size> tuple of `reg` or `alloc-ranges`, overflows noted.
+        auto for_each_tuple = [&](const dt::Property& prop, auto&& visit) {
+            for (std::size_t off = 0; off + tuple_bytes <= prop.value.size(); off += tuple_bytes) {
+                auto base = value_at(prop, off, ac);
+                auto size = value_at(prop, off + std::size_t{ac} * 4, sc);
+                note_overflow(base);
+                note_overflow(size);
+                visit(base, size);
+            }
+        };
 
         const auto* reg = child.find_property("reg");
         if (reg != nullptr && options.addr_size_helpers &&
@@ -389,15 +399,11 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                 region.length_problems.push_back(
                     {"reg", len, tuple_bytes, true, property_location(*reg, child)});
             } else {
-                for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
-                    auto base = value_at(*reg, off, ac);
-                    auto size = value_at(*reg, off + std::size_t{ac} * 4, sc);
-                    note_overflow(base);
-                    note_overflow(size);
+                for_each_tuple(*reg, [&](const ValueRef& base, const ValueRef& size) {
                     region.reg.push_back({base.value, size.value});
                     region.reg_refs.push_back(base);
                     region.reg_refs.push_back(size);
-                }
+                });
                 region.base = region.reg.front().base;
                 region.size = region.reg.front().size;
                 region.base_ref = region.reg_refs[0];
@@ -443,13 +449,9 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                     if (!problem.ignored) region.accepted_by_parser = false;
                     region.length_problems.push_back(problem);
                 } else {
-                    for (std::size_t off = 0; off + tuple_bytes <= len; off += tuple_bytes) {
-                        auto base = value_at(*ranges, off, ac);
-                        auto rsize = value_at(*ranges, off + std::size_t{ac} * 4, sc);
-                        note_overflow(base);
-                        note_overflow(rsize);
+                    for_each_tuple(*ranges, [&](const ValueRef& base, const ValueRef& rsize) {
                         region.alloc_ranges.push_back({base.value, rsize.value});
-                    }
+                    });
                 }
             }
         } else {
