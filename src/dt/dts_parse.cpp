@@ -31,19 +31,24 @@ const auto label_name = x3::raw[x3::char_("a-zA-Z_") >> *x3::char_("a-zA-Z0-9_")
 const auto propnode_name = x3::raw[+x3::char_("a-zA-Z0-9,._+*#?@-")];
 // PATHCHAR is PROPNODECHAR or '/'.
 const auto path_chars = x3::raw[*x3::char_("a-zA-Z0-9,._+*#?@/-")];
+// Character sets spelled out rather than x3::digit/xdigit/blank: those classify a plain char,
+// which is negative for bytes >= 0x80 (Boost asserts, and std::isxdigit of it is undefined).
+const auto dec_digit = x3::char_("0-9");
+const auto hex_digit = x3::char_("0-9a-fA-F");
+const auto blank_char = x3::char_(" \t");
 // ([0-9]+|0[xX][0-9a-fA-F]+) — the suffix is matched separately.
 const auto integer_digits =
-    x3::raw[(x3::lit('0') >> (x3::lit('x') | 'X') >> +x3::xdigit) | +x3::digit];
+    x3::raw[(x3::lit('0') >> (x3::lit('x') | 'X') >> +hex_digit) | +dec_digit];
 const auto integer_suffix = x3::lit("ULL") | "UL" | "U" | "LL" | "L";
 // STRING \"([^\\"]|\\.)*\"  (newlines included, as in dtc)
 const auto string_token = x3::raw['"' >> *(('\\' >> x3::char_) | ~x3::char_("\\\"")) >> '"'];
 // CHAR_LITERAL '([^']|\\')*'
 const auto char_token = x3::raw['\'' >> *((x3::lit('\\') >> '\'') | ~x3::char_('\'')) >> '\''];
 // ^"#"(line)?[ \t]+[0-9]+[ \t]+{STRING}([ \t]+[0-9]+)*   (cpp line markers)
-const auto line_marker = x3::lit('#') >> -x3::lit("line") >> x3::omit[+x3::blank] >> x3::uint_
-                         >> x3::omit[+x3::blank] >> string_token
-                         >> x3::omit[*(+x3::blank >> x3::uint_)];
-const auto hex_byte = x3::raw[x3::xdigit >> x3::xdigit];
+const auto line_marker = x3::lit('#') >> -x3::lit("line") >> x3::omit[+blank_char] >> x3::uint_
+                         >> x3::omit[+blank_char] >> string_token
+                         >> x3::omit[*(+blank_char >> x3::uint_)];
+const auto hex_byte = x3::raw[hex_digit >> hex_digit];
 
 template <typename Rule> bool match(const char*& p, const char* end, const Rule& rule) {
     return x3::parse(p, end, rule);

@@ -45,3 +45,15 @@ TEST_CASE("DTB fuzz findings are rejected with a located error, never a crash") 
         CHECK(messages.find(file.string() + ": error: ") != std::string::npos);
     }
 }
+
+TEST_CASE("DTS fuzz findings end in an exit status, and the reduced ones in a located error") {
+    auto files = findings("dts");
+    REQUIRE(files.size() >= 3);
+    for (const auto& file : files) {
+        CAPTURE(file.string());
+        std::string err = fs::temp_directory_path() / "cmalign-fuzz-regression.err";
+        auto run = cli_test::run_cli("check --arch arm64 '" + file.string() + "'", err);
+        CHECK(run.exit_code == 2); // every one of them is malformed
+        CHECK(read_text(err).find(file.string() + ":") != std::string::npos);
+    }
+}
