@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/bytes.hpp"
 #include "dt/dts_resolver.hpp"
 
 namespace cmalign::dt::dts_resolver {
@@ -113,9 +114,7 @@ std::uint32_t Resolver::explicit_phandle(BNode& n, std::string_view prop_name) {
                               fmt::format("{} is a reference to another node", p.name), n.fullpath);
                     return 0; // "allocate one for me": filled in by the reference fixup
                 }
-        const std::uint32_t v = (std::uint32_t{scratch_.bytes[0]} << 24) |
-                                (std::uint32_t{scratch_.bytes[1]} << 16) |
-                                (std::uint32_t{scratch_.bytes[2]} << 8) | scratch_.bytes[3];
+        const std::uint32_t v = bytes::be32(scratch_.bytes.data());
         if (!phandle_valid(v)) {
             error(file_.locate(p.def->name_span),
                   fmt::format("bad value (0x{:x}) in {} property", v, p.name), n.fullpath);

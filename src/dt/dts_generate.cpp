@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/bytes.hpp"
 #include "dt/dts_resolver.hpp"
 
 namespace cmalign::dt::dts_resolver {
@@ -118,10 +119,8 @@ void Resolver::generate_fixups() {
                 }
                 at = next;
             }
-            const std::uint8_t be[4] = {static_cast<std::uint8_t>(r.offset >> 24),
-                                        static_cast<std::uint8_t>(r.offset >> 16),
-                                        static_cast<std::uint8_t>(r.offset >> 8),
-                                        static_cast<std::uint8_t>(r.offset)};
+            std::uint8_t be[4];
+            bytes::put_be32(be, static_cast<std::uint32_t>(r.offset));
             append_generated(at, r.prop->name, be, 4);
         }
     }
@@ -135,8 +134,7 @@ std::uint32_t Resolver::guess_boot_cpuid() {
         if (p.deleted || p.name != "reg" || !p.def) continue;
         evaluate(*p.def, nullptr, nullptr, false, scratch_);
         if (scratch_.bytes.size() != 4) return 0;
-        return (std::uint32_t{scratch_.bytes[0]} << 24) | (std::uint32_t{scratch_.bytes[1]} << 16) |
-               (std::uint32_t{scratch_.bytes[2]} << 8) | scratch_.bytes[3];
+        return bytes::be32(scratch_.bytes.data());
     }
     return 0;
 }
