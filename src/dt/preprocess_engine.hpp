@@ -87,16 +87,6 @@ struct Frame {
     int found_in = -1;            // index in the search path the file was found in (#include_next)
 };
 
-inline std::string quote_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-    return out;
-}
-
 // Name -> definition, open addressing with linear probing: defining a header's macros for every
 // board was dominated by node allocation in std::unordered_map.
 class MacroTable {

@@ -1,5 +1,6 @@
 // Macro expansion (gcc's context stack, "painted blue" names): token sources, arguments,
 // # and ##, builtins.
+#include "cmalign/core/quote.hpp"
 #include "dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
@@ -97,11 +98,11 @@ Token Engine::builtin_token(const Macro& m, const Token& site) {
         text = std::to_string(site.file ? site.file->location(site.offset).line : 0);
         break;
     case Macro::Builtin::file:
-        text = quote_string(frames_.empty() ? std::string() : frames_.back().file->path);
+        text = strings::quoted(frames_.empty() ? std::string() : frames_.back().file->path);
         kind = Kind::string;
         break;
     case Macro::Builtin::base_file:
-        text = quote_string(main_path_);
+        text = strings::quoted(main_path_);
         kind = Kind::string;
         break;
     case Macro::Builtin::counter:

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/quote.hpp"
 #include "kconfig/kconfig_evaluator.hpp"
 
 namespace cmalign::kconfig {
@@ -181,19 +182,6 @@ void Evaluator::read_inputs(const Config& inputs, const std::vector<std::string>
     }
 }
 
-namespace {
-
-std::string escape(const std::string& v) {
-    std::string out = "\"";
-    for (char c : v) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-} // namespace
-
 std::string Evaluator::write(Config& out, const std::string& heading) {
     // conf_write()
     std::string text = "#\n# Automatically generated file; DO NOT EDIT.\n# " + heading + "\n#\n";
@@ -209,7 +197,7 @@ std::string Evaluator::write(Config& out, const std::string& heading) {
         if (is_bool && e.value == "n")
             text += "# CONFIG_" + sym.name + " is not set\n";
         else if (sym.type == Type::string)
-            text += "CONFIG_" + sym.name + "=" + escape(st.val) + "\n";
+            text += "CONFIG_" + sym.name + "=" + strings::quoted(st.val) + "\n";
         else
             text += "CONFIG_" + sym.name + "=" + e.value + "\n";
         if (st.input && st.input->value == e.value) {
