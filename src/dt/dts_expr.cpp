@@ -58,10 +58,7 @@ std::uint64_t Parser::integer_prim(int depth, bool* plain_out) {
         const char* start = p_;
         boost::iterator_range<const char*> range;
         if (!match(p_, end_, char_token, range)) fail(start, "unterminated character literal");
-        std::string out;
-        std::size_t bad = 0;
-        if (!decode_escapes(std::string_view(start + 1, range.size() - 2), out, bad))
-            fail(start + 1 + bad, "\\x used with no following hex digits");
+        std::string out = decoded_literal(start, range.size());
         if (out.empty()) {
             error(start, "empty character literal");
             return 0;

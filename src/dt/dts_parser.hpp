@@ -165,6 +165,8 @@ private:
     void property_value(syntax::Property& prop);
 
     std::string string_literal();
+    std::string decoded_literal(const char* start, std::size_t size);
+    void push_labels(syntax::Property& prop);
 
     void cells(syntax::ValueItem& item);
 

@@ -10,16 +10,21 @@
 
 namespace cmalign::dt::dts_parser {
 
+// Labels inside a value ("a: <1>, b: [2] c:") become label items of it.
+void Parser::push_labels(syntax::Property& prop) {
+    for (auto& l : parse_labels()) {
+        syntax::ValueItem item;
+        item.kind = syntax::ValueItem::Kind::label;
+        item.span = l.span;
+        item.label = std::move(l);
+        prop.value.push_back(std::move(item));
+    }
+}
+
 // propdata: items separated by ',' with labels anywhere between them.
 void Parser::property_value(syntax::Property& prop) {
     for (;;) {
-        for (auto& l : parse_labels()) {
-            syntax::ValueItem item;
-            item.kind = syntax::ValueItem::Kind::label;
-            item.span = l.span;
-            item.label = std::move(l);
-            prop.value.push_back(std::move(item));
-        }
+        push_labels(prop);
         skip();
         if (p_ >= end_) fail(p_, unexpected("a property value"));
         const char* start = p_;
@@ -62,13 +67,7 @@ void Parser::property_value(syntax::Property& prop) {
         }
         item.span = span(start, p_);
         prop.value.push_back(std::move(item));
-        for (auto& l : parse_labels()) {
-            syntax::ValueItem li;
-            li.kind = syntax::ValueItem::Kind::label;
-            li.span = l.span;
-            li.label = std::move(l);
-            prop.value.push_back(std::move(li));
-        }
+        push_labels(prop);
         skip();
         if (p_ < end_ && *p_ == ',') {
             ++p_;
@@ -78,15 +77,21 @@ void Parser::property_value(syntax::Property& prop) {
     }
 }
 
+// The text of a string or character literal of `size` bytes at `start`, quotes removed and
+// escapes decoded.
+std::string Parser::decoded_literal(const char* start, std::size_t size) {
+    std::string out;
+    std::size_t bad = 0;
+    if (!decode_escapes(std::string_view(start + 1, size - 2), out, bad))
+        fail(start + 1 + bad, "\\x used with no following hex digits");
+    return out;
+}
+
 std::string Parser::string_literal() {
     const char* start = p_;
     boost::iterator_range<const char*> range;
     if (!match(p_, end_, string_token, range)) fail(start, "unterminated string");
-    std::string out;
-    std::size_t bad = 0;
-    if (!decode_escapes(std::string_view(start + 1, range.size() - 2), out, bad))
-        fail(start + 1 + bad, "\\x used with no following hex digits");
-    return out;
+    return decoded_literal(start, range.size());
 }
 
 // Inside '<' ... '>'.
