@@ -92,38 +92,26 @@ bool Engine::check_lexer(Lexer& lexer, const SourceFile& file) {
 
 // ---------------------------------------------------------------- output
 
-void Engine::out_verbatim(const SourceFile* file, std::size_t src, std::string_view text) {
+// Appends `text` and its segment of the source map. A piece that continues the last segment
+// extends it: verbatim text that follows on in the same file, synthetic text (a macro's
+// expansion) from the same invocation site.
+void Engine::out_piece(const SourceFile* file, std::size_t src, std::string_view text,
+                       bool verbatim) {
     if (!emitting_ || text.empty()) return;
     auto& segs = out_.segments;
     const std::size_t at = out_.text.size();
     out_.text.append(text);
     if (!segs.empty() && !std::exchange(merge_barrier_, false)) {
         auto& last = segs.back();
-        if (last.verbatim && last.file == file && last.out_end == at &&
-            last.src_begin + (last.out_end - last.out_begin) == src) {
+        const bool continues = verbatim ? last.src_begin + (last.out_end - last.out_begin) == src
+                                        : last.src_begin == src;
+        if (last.verbatim == verbatim && last.file == file && last.out_end == at && continues) {
             last.out_end = out_.text.size();
             check_size();
             return;
         }
     }
-    segs.push_back({at, out_.text.size(), file, src, true});
-    check_size();
-}
-
-void Engine::out_synthetic(const SourceFile* file, std::size_t site, std::string_view text) {
-    if (!emitting_ || text.empty()) return;
-    auto& segs = out_.segments;
-    const std::size_t at = out_.text.size();
-    out_.text.append(text);
-    if (!segs.empty() && !std::exchange(merge_barrier_, false)) {
-        auto& last = segs.back();
-        if (!last.verbatim && last.file == file && last.src_begin == site && last.out_end == at) {
-            last.out_end = out_.text.size();
-            check_size();
-            return;
-        }
-    }
-    segs.push_back({at, out_.text.size(), file, site, false});
+    segs.push_back({at, out_.text.size(), file, src, verbatim});
     check_size();
 }
 

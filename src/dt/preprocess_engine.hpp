@@ -169,9 +169,14 @@ private:
 
     bool check_lexer(Lexer& lexer, const SourceFile& file);
 
-    void out_verbatim(const SourceFile* file, std::size_t src, std::string_view text);
+    void out_piece(const SourceFile* file, std::size_t src, std::string_view text, bool verbatim);
+    void out_verbatim(const SourceFile* file, std::size_t src, std::string_view text) {
+        out_piece(file, src, text, true);
+    }
 
-    void out_synthetic(const SourceFile* file, std::size_t site, std::string_view text);
+    void out_synthetic(const SourceFile* file, std::size_t site, std::string_view text) {
+        out_piece(file, site, text, false);
+    }
 
     void check_size();
 
