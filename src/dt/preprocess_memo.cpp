@@ -1,5 +1,5 @@
 // Reuse of an included file's output when the macros it looked up are unchanged
-// (FileCache::IncludeMemo), and the macro table's bookkeeping for it.
+// (FileCache::IncludeMemo: macro fingerprints, replay, record), and the builtin macros.
 #include "dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
