@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/bytes.hpp"
+
 extern "C" {
 #include <libfdt.h>
 }
@@ -20,11 +22,6 @@ namespace cmalign::dt {
 namespace {
 
 constexpr std::uint32_t fdt_magic_value = 0xd00dfeed;
-
-std::uint32_t read_be32(const std::uint8_t* p) {
-    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-           std::uint32_t{p[3]};
-}
 
 void located_error(Diagnostics& diags, const std::string& file, std::string message) {
     diags.error(Location{file, 0, 0}, std::move(message));
@@ -133,7 +130,7 @@ bool is_dtb_name(std::string_view path) {
 }
 
 bool has_fdt_magic(std::span<const std::uint8_t> bytes) {
-    return bytes.size() >= 4 && read_be32(bytes.data()) == fdt_magic_value;
+    return bytes.size() >= 4 && bytes::be32(bytes.data()) == fdt_magic_value;
 }
 
 std::optional<Tree> parse_dtb(std::span<const std::uint8_t> blob, const std::string& file_name,
@@ -150,10 +147,10 @@ std::optional<Tree> parse_dtb(std::span<const std::uint8_t> blob, const std::str
         located_error(diags, file_name,
                       fmt::format("not a flattened device tree: magic 0x{:08x} instead of 0x{:08x} "
                                   "(at offset 0x0)",
-                                  read_be32(blob.data()), fdt_magic_value));
+                                  bytes::be32(blob.data()), fdt_magic_value));
         return std::nullopt;
     }
-    std::uint32_t total_size = read_be32(blob.data() + 4);
+    std::uint32_t total_size = bytes::be32(blob.data() + 4);
     if (total_size > blob.size()) {
         located_error(diags, file_name,
                       fmt::format("truncated DTB: the header says {} bytes, the file has {} (at "

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/kconfig/integer.hpp"
 #include "kconfig/line_parser.hpp"
 
 namespace cmalign::kconfig {
@@ -56,33 +57,6 @@ void assign(Config& into, Entry entry, Diagnostics& diags) {
     }
 }
 
-std::optional<long long> parse_integer(std::string_view text) {
-    bool negative = false;
-    int base = 10;
-    if (!text.empty() && text.front() == '-') {
-        negative = true;
-        text.remove_prefix(1);
-    }
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        if (negative) return std::nullopt; // kconfig never writes a negative hex value
-        base = 16;
-        text.remove_prefix(2);
-    }
-    if (text.empty()) return std::nullopt;
-    // from_chars does not take a sign after we removed it, nor "+", nor leading blanks.
-    unsigned long long magnitude = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    if (negative) {
-        if (magnitude > 1ULL << 63) return std::nullopt;
-        return magnitude == 1ULL << 63 ? std::numeric_limits<long long>::min()
-                                       : -static_cast<long long>(magnitude);
-    }
-    if (magnitude > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
-        return std::nullopt;
-    return static_cast<long long>(magnitude);
-}
-
 } // namespace
 
 std::optional<Entry> Config::set(Entry e) {
@@ -121,10 +95,45 @@ std::optional<bool> Config::get_bool(std::string_view name) const {
     return std::nullopt; // not a bool/tristate value
 }
 
+std::optional<long long> parse_integer(std::string_view text, IntegerSyntax syntax) {
+    const bool int_symbol = syntax == IntegerSyntax::int_symbol;
+    bool negative = false;
+    int base = 10;
+    if (!text.empty() && text.front() == '-') {
+        negative = true;
+        text.remove_prefix(1);
+    }
+    if (!int_symbol && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        if (negative) return std::nullopt; // kconfig never writes a negative hex value
+        base = 16;
+        text.remove_prefix(2);
+    }
+    if (text.empty()) return std::nullopt;
+    if (int_symbol && text.front() == '0' && text.size() > 1) return std::nullopt;
+    // from_chars does not take a sign after we removed it, nor "+", nor leading blanks.
+    unsigned long long magnitude = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    long long value = 0;
+    if (negative) {
+        if (magnitude > 1ULL << 63) return std::nullopt;
+        value = magnitude == 1ULL << 63 ? std::numeric_limits<long long>::min()
+                                        : -static_cast<long long>(magnitude);
+    } else {
+        if (magnitude > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+            return std::nullopt;
+        value = static_cast<long long>(magnitude);
+    }
+    if (int_symbol &&
+        (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()))
+        return std::nullopt;
+    return value;
+}
+
 std::optional<long long> Config::get_int(std::string_view name) const {
     const Entry* e = find(name);
     if (!e || e->quoted) return std::nullopt; // kconfig rejects a quoted int/hex value
-    return parse_integer(e->value);
+    return parse_integer(e->value, IntegerSyntax::decimal_or_hex);
 }
 
 std::optional<std::string_view> Config::get_string(std::string_view name) const {

@@ -2,18 +2,10 @@
 
 #include <cstdint>
 
+#include "cmalign/core/quote.hpp"
+
 namespace cmalign::kconfig {
 namespace {
-
-// confdata.c escape_string_value(): a backslash before every '"' and '\'.
-void append_quoted(std::string& out, const std::string& value) {
-    out += '"';
-    for (char c : value) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-}
 
 // Length of the valid UTF-8 sequence at text[i], or 0 when it is not one (RFC 3629: no
 // overlongs, no surrogates, nothing above U+10FFFF).
@@ -91,7 +83,7 @@ std::string to_config_text(const Config& config) {
         // An unquoted value that is not one word (only possible through Config::set) is written
         // as a string, so that the text always reads back.
         if (entry.quoted || !is_bare_word(entry.value))
-            append_quoted(out, entry.value);
+            out += strings::quoted(entry.value); // escape_string_value()
         else
             out += entry.value;
         out += '\n';

@@ -14,23 +14,6 @@
 
 namespace cmalign::kernel::detail {
 
-// An int symbol's value as kconfig accepts it (scripts/kconfig/symbol.c sym_string_valid(),
-// S_INT, 6.1 and 6.12): optional '-', decimal digits, no leading zero, no "0x". Anything else is
-// "symbol value '…' invalid for …" and the symbol keeps its default. Every symbol derive() reads
-// this way is an int.
-std::optional<long long> parse_int(std::string_view text) {
-    std::string_view digits = text;
-    if (!digits.empty() && digits.front() == '-') digits.remove_prefix(1);
-    if (digits.empty() || (digits.front() == '0' && digits.size() > 1)) return std::nullopt;
-    long long v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
-    if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    // Every value derive() reads is an order or a count: anything beyond int is not one.
-    if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())
-        return std::nullopt;
-    return v;
-}
-
 // What kconfig prints for an int value it rejects (scripts/kconfig/confdata.c
 // conf_set_sym_val(), 6.1 and 6.12).
 std::string kconfig_invalid(const kconfig::Entry& e) {

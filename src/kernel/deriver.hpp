@@ -9,15 +9,17 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/kconfig/integer.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel::detail {
 
-// An int symbol's value as kconfig accepts it (scripts/kconfig/symbol.c sym_string_valid(),
-// S_INT, 6.1 and 6.12): optional '-', decimal digits, no leading zero, no "0x"; nullopt for
-// anything else, which kconfig rejects (kconfig_invalid()).
-std::optional<long long> parse_int(std::string_view text);
+// An int symbol's value as derive() reads it: kconfig::parse_integer(text,
+// IntegerSyntax::int_symbol); nullopt for what kconfig rejects (kconfig_invalid()).
+inline std::optional<long long> parse_int(std::string_view text) {
+    return kconfig::parse_integer(text, kconfig::IntegerSyntax::int_symbol);
+}
 // What kconfig prints for an int value it rejects.
 std::string kconfig_invalid(const kconfig::Entry& e);
 // "file:line", or "assumed" for a default.

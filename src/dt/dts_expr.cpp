@@ -1,0 +1,204 @@
+// DTS integers (DT_LITERAL, character literals) and the C expressions of dtc-parser.y.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "dt/dts_parser.hpp"
+
+namespace cmalign::dt::dts_parser {
+
+// ---- integers -------------------------------------------------------------------------
+
+// DT_LITERAL with dtc's checks. False when there is no literal at p_.
+bool Parser::literal(std::uint64_t& value, bool& plain) {
+    const char* start = p_;
+    boost::iterator_range<const char*> digits;
+    if (!match(p_, end_, integer_digits, digits)) return false;
+    match(p_, end_, integer_suffix);
+    if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
+        fail(start, fmt::format("bad integer literal '{}'",
+                                std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
+    std::string_view d(digits.begin(), digits.size());
+    int base = 10;
+    if (d.size() > 2 && (d[1] == 'x' || d[1] == 'X')) {
+        base = 16;
+        d.remove_prefix(2);
+    } else if (d.size() > 1 && d[0] == '0') {
+        base = 8;
+        d.remove_prefix(1);
+    }
+    auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), value, base);
+    if (ec == std::errc::result_out_of_range)
+        fail(start, fmt::format("integer literal '{}' out of 64-bit range",
+                                std::string_view(start, static_cast<std::size_t>(p_ - start))));
+    if (ec != std::errc() || ptr != d.data() + d.size())
+        fail(start, fmt::format("bad integer literal '{}'",
+                                std::string_view(start, static_cast<std::size_t>(p_ - start))));
+    plain = true;
+    return true;
+}
+
+// integer_prim: DT_LITERAL | DT_CHAR_LITERAL | '(' integer_expr ')'
+std::uint64_t Parser::integer_prim(int depth, bool* plain_out) {
+    skip();
+    if (plain_out) *plain_out = false;
+    if (p_ >= end_) fail(p_, unexpected("a number"));
+    if (*p_ == '(') {
+        if (depth > options_.limits.node_depth)
+            fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                                 options_.limits.node_depth, limit_hint("node-depth")));
+        ++p_;
+        std::uint64_t v = expr(depth + 1);
+        expect(')', "to close the expression");
+        return v;
+    }
+    if (*p_ == '\'') {
+        const char* start = p_;
+        boost::iterator_range<const char*> range;
+        if (!match(p_, end_, char_token, range)) fail(start, "unterminated character literal");
+        std::string out = decoded_literal(start, range.size());
+        if (out.empty()) {
+            error(start, "empty character literal");
+            return 0;
+        }
+        if (out.size() > 1)
+            error(start,
+                  fmt::format("character literal has {} characters instead of 1", out.size()));
+        return static_cast<unsigned char>(out[0]);
+    }
+    std::uint64_t v = 0;
+    bool plain = false;
+    if (!literal(v, plain)) fail(p_, unexpected("a number, a character or '('"));
+    if (plain_out) *plain_out = plain;
+    return v;
+}
+
+// Operators, matched after skip(); longest first.
+bool Parser::op(std::string_view o) {
+    skip();
+    if (static_cast<std::size_t>(end_ - p_) < o.size() || std::memcmp(p_, o.data(), o.size()))
+        return false;
+    // '<' must not take "<<" or "<="; '>' not ">>" / ">="; '&' not "&&"; '|' not "||".
+    if (o.size() == 1 && p_ + 1 < end_) {
+        char n = p_[1];
+        if ((o[0] == '<' && (n == '<' || n == '=')) || (o[0] == '>' && (n == '>' || n == '=')) ||
+            (o[0] == '&' && n == '&') || (o[0] == '|' && n == '|') || (o[0] == '=' && n == '=') ||
+            (o[0] == '!' && n == '='))
+            return false;
+    }
+    p_ += o.size();
+    return true;
+}
+
+// integer_trinary: integer_or | integer_or '?' integer_expr ':' integer_trinary
+std::uint64_t Parser::expr(int depth) {
+    if (depth > options_.limits.node_depth)
+        fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                             options_.limits.node_depth, limit_hint("node-depth")));
+    std::uint64_t c = binary(0, depth);
+    if (op("?")) {
+        std::uint64_t a = expr(depth + 1);
+        expect(':', "in the conditional expression");
+        std::uint64_t b = expr(depth + 1);
+        return c ? a : b;
+    }
+    return c;
+}
+
+// Binary levels from || (0) to * / % (9), left-associative as in dtc-parser.y.
+std::uint64_t Parser::binary(int level, int depth) {
+    if (level == 10) return unary(depth);
+    std::uint64_t lhs = binary(level + 1, depth);
+    for (;;) {
+        skip();
+        const char* at = p_;
+        std::string_view o;
+        switch (level) {
+        case 0:
+            o = op("||") ? "||" : "";
+            break;
+        case 1:
+            o = op("&&") ? "&&" : "";
+            break;
+        case 2:
+            o = op("|") ? "|" : "";
+            break;
+        case 3:
+            o = op("^") ? "^" : "";
+            break;
+        case 4:
+            o = op("&") ? "&" : "";
+            break;
+        case 5:
+            o = op("==") ? "==" : op("!=") ? "!=" : "";
+            break;
+        case 6:
+            o = op("<=") ? "<=" : op(">=") ? ">=" : op("<") ? "<" : op(">") ? ">" : "";
+            break;
+        case 7:
+            o = op("<<") ? "<<" : op(">>") ? ">>" : "";
+            break;
+        case 8:
+            o = op("+") ? "+" : op("-") ? "-" : "";
+            break;
+        case 9:
+            o = op("*") ? "*" : op("/") ? "/" : op("%") ? "%" : "";
+            break;
+        }
+        if (o.empty()) return lhs;
+        std::uint64_t rhs = binary(level + 1, depth);
+        if (o == "||")
+            lhs = (lhs || rhs) ? 1 : 0;
+        else if (o == "&&")
+            lhs = (lhs && rhs) ? 1 : 0;
+        else if (o == "|")
+            lhs |= rhs;
+        else if (o == "^")
+            lhs ^= rhs;
+        else if (o == "&")
+            lhs &= rhs;
+        else if (o == "==")
+            lhs = lhs == rhs;
+        else if (o == "!=")
+            lhs = lhs != rhs;
+        else if (o == "<")
+            lhs = lhs < rhs;
+        else if (o == ">")
+            lhs = lhs > rhs;
+        else if (o == "<=")
+            lhs = lhs <= rhs;
+        else if (o == ">=")
+            lhs = lhs >= rhs;
+        else if (o == "<<")
+            lhs = rhs < 64 ? lhs << rhs : 0;
+        else if (o == ">>")
+            lhs = rhs < 64 ? lhs >> rhs : 0;
+        else if (o == "+")
+            lhs += rhs;
+        else if (o == "-")
+            lhs -= rhs;
+        else if (o == "*")
+            lhs *= rhs;
+        else if (rhs == 0) {
+            error(at, "division by zero");
+            lhs = 0;
+        } else if (o == "/")
+            lhs /= rhs;
+        else
+            lhs %= rhs;
+    }
+}
+
+std::uint64_t Parser::unary(int depth) {
+    if (depth > options_.limits.node_depth)
+        fail(p_, fmt::format("expression nested deeper than {} levels {}",
+                             options_.limits.node_depth, limit_hint("node-depth")));
+    if (op("-")) return ~unary(depth + 1) + 1;
+    if (op("~")) return ~unary(depth + 1);
+    if (op("!")) return unary(depth + 1) == 0 ? 1 : 0;
+    return integer_prim(depth);
+}
+
+} // namespace cmalign::dt::dts_parser

@@ -1,0 +1,218 @@
+// The DTS parser's tokens (Boost.Spirit X3) and its recursive-descent state (class Parser),
+// shared by dts_parse.cpp, dts_values.cpp and dts_expr.cpp. Not part of the public interface.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include <boost/fusion/include/std_pair.hpp>
+#include <boost/spirit/home/x3.hpp>
+#include <fmt/format.h>
+
+#include "cmalign/dt/dts.hpp"
+
+namespace cmalign::dt {
+
+namespace dts_parser {
+
+namespace x3 = boost::spirit::x3;
+
+// ---- tokens (dtc-lexer.l) ---------------------------------------------------------------------
+
+// LABEL [a-zA-Z_][a-zA-Z0-9_]*, followed directly by ':' when it defines a label.
+const auto label_name = x3::raw[x3::char_("a-zA-Z_") >> *x3::char_("a-zA-Z0-9_")];
+// PROPNODECHAR [a-zA-Z0-9,._+*#?@-]; a leading backslash escapes names that look like keywords.
+const auto propnode_name = x3::raw[+x3::char_("a-zA-Z0-9,._+*#?@-")];
+// PATHCHAR is PROPNODECHAR or '/'.
+const auto path_chars = x3::raw[*x3::char_("a-zA-Z0-9,._+*#?@/-")];
+// ([0-9]+|0[xX][0-9a-fA-F]+) — the suffix is matched separately.
+// Character sets spelled out rather than x3::digit/xdigit/blank: those classify a plain char,
+// which is negative for bytes >= 0x80 (Boost asserts, and std::isxdigit of it is undefined).
+const auto dec_digit = x3::char_("0-9");
+const auto hex_digit = x3::char_("0-9a-fA-F");
+const auto blank_char = x3::char_(" \t");
+const auto integer_digits =
+    x3::raw[(x3::lit('0') >> (x3::lit('x') | 'X') >> +hex_digit) | +dec_digit];
+const auto integer_suffix = x3::lit("ULL") | "UL" | "U" | "LL" | "L";
+// STRING \"([^\\"]|\\.)*\"  (newlines included, as in dtc)
+const auto string_token = x3::raw['"' >> *(('\\' >> x3::char_) | ~x3::char_("\\\"")) >> '"'];
+// CHAR_LITERAL '([^']|\\')*'
+const auto char_token = x3::raw['\'' >> *((x3::lit('\\') >> '\'') | ~x3::char_('\'')) >> '\''];
+// ^"#"(line)?[ \t]+[0-9]+[ \t]+{STRING}([ \t]+[0-9]+)*   (cpp line markers)
+const auto line_marker = x3::lit('#') >> -x3::lit("line") >> x3::omit[+blank_char] >> x3::uint_
+                         >> x3::omit[+blank_char] >> string_token
+                         >> x3::omit[*(+blank_char >> x3::uint_)];
+const auto hex_byte = x3::raw[hex_digit >> hex_digit];
+
+template <typename Rule> bool match(const char*& p, const char* end, const Rule& rule) {
+    return x3::parse(p, end, rule);
+}
+template <typename Rule, typename Attr>
+bool match(const char*& p, const char* end, const Rule& rule, Attr& attr) {
+    return x3::parse(p, end, rule, attr);
+}
+
+inline bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+inline bool is_propnode_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::strchr(",._+*#?@-", c) != nullptr;
+}
+inline int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// dtc's data_copy_escape_string/get_escape_char (util.c) on the text between the quotes.
+// Returns false with `bad` set for "\x" without hex digits.
+bool decode_escapes(std::string_view in, std::string& out, std::size_t& bad);
+
+struct ParseAbort {}; // thrown inside the parser only, caught in parse()
+
+class Parser {
+public:
+    Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& options, FileCache& cache,
+           Diagnostics& diags, int include_depth);
+
+    bool had_errors() const { return errors_; }
+
+    void top_level();
+
+    void body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end);
+
+private:
+    void count_property(const char* at) {
+        if (++property_count_ > options_.limits.properties)
+            fail(at, fmt::format("more than {} properties {}", options_.limits.properties,
+                                 limit_hint("properties")));
+    }
+
+    syntax::File& file_;
+    std::uint32_t text_id_;
+    const ParseOptions& options_;
+    FileCache& cache_;
+    Diagnostics& diags_;
+    int include_depth_;
+    const char* begin_ = nullptr;
+    const char* p_ = nullptr;
+    const char* end_ = nullptr;
+    bool errors_ = false;
+    std::uint64_t node_count_ = 0;
+    std::uint64_t property_count_ = 0;
+    const char* open_brace_ = nullptr; // innermost unterminated '{', for the error message
+
+    std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin_); }
+
+    std::uint32_t text_of(const char* at) const;
+    std::size_t offset_in(std::uint32_t id, const char* at) const {
+        return static_cast<std::size_t>(at - file_.texts[id]->source->text.data());
+    }
+    // A span that starts in one text and ends in another is cut at the end of the first.
+    TextSpan span(const char* b, const char* e) const {
+        auto tb = text_of(b);
+        if (tb == text_id_ && text_of(e) == text_id_) return {text_id_, offset(b), offset(e)};
+        return {tb, offset_in(tb, b), file_.texts[tb]->source->text.size()};
+    }
+
+    Location where(const char* at) const {
+        auto id = text_of(at);
+        return file_.locate(id, offset_in(id, at));
+    }
+
+    // Errors that stop the parse.
+    [[noreturn]] void fail(const char* at, std::string message) {
+        diags_.error(where(at), std::move(message));
+        errors_ = true;
+        throw ParseAbort{};
+    }
+    [[noreturn]] void fail(TextSpan s, std::string message) {
+        fail(begin_ + s.begin, std::move(message));
+    }
+    // Errors after which the tree is still well formed (dtc continues too).
+    void error(const char* at, std::string message) {
+        diags_.error(where(at), std::move(message));
+        errors_ = true;
+    }
+    void warning(const char* at, std::string message) {
+        diags_.warning(where(at), std::move(message));
+    }
+
+    std::string unexpected(const std::string& wanted) const;
+
+    [[noreturn]] void throw_unterminated() {
+        if (open_brace_) fail(open_brace_, "unterminated node: '{' has no matching '};'");
+        fail(p_, "unexpected end of input");
+    }
+
+    void skip();
+
+    bool try_line_marker();
+
+    bool keyword(std::string_view kw);
+    bool keyword_ahead() const;
+
+    void expect(char c, const char* context);
+
+    std::vector<syntax::Label> parse_labels();
+
+    std::string_view name(const char* wanted);
+
+    syntax::Reference reference();
+
+    void node_body(syntax::Node& node, const char* start, int depth);
+
+    void property_value(syntax::Property& prop);
+
+    std::string string_literal();
+    std::string decoded_literal(const char* start, std::size_t size);
+    void push_labels(syntax::Property& prop);
+
+    void cells(syntax::ValueItem& item);
+
+    void bytes(syntax::ValueItem& item);
+
+    void incbin(syntax::ValueItem& item, const char* start);
+
+    std::string find_file(const std::string& name_in, const char* at);
+
+    // One open /include/: the includer's position to return to.
+    struct Frame {
+        std::uint32_t text;
+        const char* begin;
+        const char* p;
+        const char* end;
+        std::string file; // the includer, for cycle messages
+    };
+    std::vector<Frame> stack_;
+
+    std::string current_file() const {
+        const auto& files = file_.texts[text_id_]->source->files;
+        return files.empty() ? file_.locate(text_id_, 0).file : files.front()->path;
+    }
+
+    void push_include();
+
+    void pop_text();
+
+    bool literal(std::uint64_t& value, bool& plain);
+
+    std::uint64_t integer_prim(int depth, bool* plain_out = nullptr);
+
+    bool op(std::string_view o);
+
+    std::uint64_t expr(int depth);
+
+    std::uint64_t binary(int level, int depth);
+
+    std::uint64_t unary(int depth);
+};
+
+} // namespace dts_parser
+
+} // namespace cmalign::dt

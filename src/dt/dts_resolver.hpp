@@ -1,0 +1,225 @@
+// The DTS resolver's tree under construction (BNode, BProp) and its state (class Resolver),
+// shared by dts_resolve.cpp, dts_checks.cpp and dts_generate.cpp. Not part of the public
+// interface.
+#pragma once
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "cmalign/dt/dts.hpp"
+namespace cmalign::dt::dts_resolver {
+
+constexpr std::uint32_t no_phandle = 0;
+
+inline bool phandle_valid(std::uint32_t p) {
+    return p != 0 && p != 0xffffffffu;
+}
+
+struct BLabel {
+    std::string_view name;
+    bool deleted = false;
+};
+
+// dtc's add_label: revives a deleted label of the same name, else puts the new one first (the
+// order shows in __symbols__ and in DTS output).
+inline void add_label(std::vector<BLabel>& labels, std::string_view name) {
+    for (auto& l : labels)
+        if (l.name == name) {
+            l.deleted = false;
+            return;
+        }
+    labels.insert(labels.begin(), BLabel{name, false});
+}
+
+struct BNode;
+
+struct BProp {
+    std::string_view name;
+    const syntax::Property* def = nullptr; // the assignment whose value counts; null: generated
+    std::vector<BLabel> labels;
+    bool deleted = false;
+    // Filled by the reference fixups, in the order the references appear in the value.
+    std::vector<std::uint32_t> phandles;
+    std::vector<const BNode*> path_targets;
+    bool generated_phandle = false;      // `phandle` added by get_node_phandle
+    std::vector<std::uint8_t> generated; // value of a property dtc generates (fixups, symbols)
+};
+
+struct BNode {
+    std::string_view name;
+    const syntax::Node* first_def = nullptr;
+    BNode* parent = nullptr;
+    std::vector<BLabel> labels;
+    std::vector<BProp> props;
+    std::vector<BNode*> children;
+    bool deleted = false;
+    bool merged_away = false; // a body merged into an existing node: not part of the tree
+    bool omit_if_unused = false;
+    bool referenced = false;
+    std::uint32_t phandle = no_phandle;
+    std::string fullpath;
+};
+
+// Evaluated property value.
+struct Value {
+    std::vector<std::uint8_t> bytes;
+    struct Chunk {
+        std::size_t offset;
+        std::size_t size;
+        TextSpan span;
+        bool plain_literal;
+    };
+    std::vector<Chunk> chunks;
+    std::vector<std::size_t> phandle_offsets; // byte offset of each 32-bit reference cell
+    bool has_refs = false;
+};
+
+inline void put_be(std::vector<std::uint8_t>& out, std::uint64_t v, unsigned bits) {
+    for (int shift = static_cast<int>(bits) - 8; shift >= 0; shift -= 8)
+        out.push_back(static_cast<std::uint8_t>(v >> shift));
+}
+
+// `phandles` / `paths`: fixup results (nullptr before the fixups: placeholders, no paths).
+void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* phandles,
+              const std::vector<const BNode*>* paths, bool want_chunks, Value& out);
+
+class Resolver {
+public:
+    Resolver(const syntax::File& file, Diagnostics& diags, const ResolveOptions& options)
+        : file_(file), diags_(diags), options_(options) {}
+
+    std::optional<Tree> run();
+
+private:
+    const syntax::File& file_;
+    Diagnostics& diags_;
+    const ResolveOptions& options_;
+    std::deque<BNode> arena_;
+    BNode* root_ = nullptr;
+    bool errors_ = false;
+    // label -> nodes that carried it at some point (liveness is checked on lookup)
+    std::unordered_map<std::string_view, std::vector<BNode*>> label_index_;
+    std::unordered_set<std::uint32_t> used_phandles_;
+    std::uint32_t next_phandle_ = 1;
+    Value scratch_;
+
+    void error(TextSpan at, std::string message) {
+        diags_.error(file_.locate(at), std::move(message));
+        errors_ = true;
+    }
+    void error(const Location& at, std::string message, const std::string& node = {});
+
+    BNode* new_node() { return &arena_.emplace_back(); }
+
+    void node_label(BNode* node, std::string_view name) {
+        add_label(node->labels, name);
+        auto& v = label_index_[name];
+        if (std::find(v.begin(), v.end(), node) == v.end()) v.push_back(node);
+    }
+
+    BNode* build(const syntax::Node& sn, BNode* parent);
+
+    static void delete_labels(std::vector<BLabel>& labels) {
+        for (auto& l : labels)
+            l.deleted = true;
+    }
+
+    static void delete_node(BNode* n);
+
+    void merge(BNode* old, BNode* fresh);
+
+    static bool live(const BNode* n) {
+        for (; n; n = n->parent)
+            if (n->deleted || n->merged_away) return false;
+        return true;
+    }
+
+    BNode* by_label(std::string_view label) const;
+
+    static BNode* by_path(BNode* from, std::string_view path);
+
+    BNode* by_ref(std::string_view ref) const;
+
+    void not_found(const syntax::Reference& ref);
+
+    int orphan_count_ = 0;
+    std::deque<syntax::Property> orphan_props_;
+
+    void add_orphan(const syntax::TopLevel& item);
+    std::deque<std::string> name_storage_;
+
+    void top_level(const syntax::TopLevel& item);
+
+    void fill_paths(BNode& n, const std::string& parent_path);
+
+    Location node_location(const BNode& n) const {
+        if (n.first_def) return file_.locate(n.first_def->name_span);
+        return {};
+    }
+
+    // Pre-order over live nodes, as dtc's check_nodes_props.
+    template <typename F> void for_live(BNode& n, F&& f) {
+        if (n.deleted) return;
+        f(n);
+        for (BNode* c : n.children)
+            if (!c->deleted) for_live(*c, f);
+    }
+
+    void check_duplicates(BNode& root);
+
+    void check_name_properties(BNode& root);
+
+    void check_duplicate_labels();
+
+    TextSpan label_span(const BNode& n, std::string_view label) const;
+
+    std::uint32_t explicit_phandle(BNode& n, std::string_view prop_name);
+
+    std::unordered_map<std::uint32_t, BNode*> phandle_owner_;
+
+    void check_explicit_phandles(BNode& root);
+
+    std::uint32_t node_phandle(BNode& n);
+
+    void fixup_phandle_references(BNode& root);
+
+    void fixup_path_references(BNode& root);
+
+    void omit_unused(BNode& root);
+
+    BNode* root_child(std::string_view name);
+
+    static BNode* child_named(BNode* parent, std::string_view name) {
+        for (BNode* c : parent->children)
+            if (!c->deleted && c->name == name) return c;
+        return nullptr;
+    }
+
+    static void append_generated(BNode* n, std::string_view name, const void* data,
+                                 std::size_t len);
+
+    void generate_symbols();
+
+    void generate_fixups();
+
+    std::uint32_t guess_boot_cpuid();
+
+    bool chunks_wanted(const BNode& bn) const {
+        if (!options_.value_chunks) return false;
+        return under_chunk_paths(bn);
+    }
+
+    bool locations_wanted(const BNode& bn) const;
+
+    bool subtree_wanted(const BNode& bn) const;
+
+    bool under_chunk_paths(const BNode& bn) const;
+
+    void convert(const BNode& bn, Node& out);
+};
+
+} // namespace cmalign::dt::dts_resolver

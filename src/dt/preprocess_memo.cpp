@@ -1,0 +1,170 @@
+// Reuse of an included file's output when the macros it looked up are unchanged
+// (FileCache::IncludeMemo: macro fingerprints, replay, record), and the builtin macros.
+#include "dt/preprocess_engine.hpp"
+
+namespace cmalign::dt::pp_engine {
+
+using namespace detail;
+
+std::uint64_t Engine::fingerprint(const Macro& m) {
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::string_view s) {
+        for (char c : s)
+            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull;
+    };
+    mix(m.name);
+    mix(m.function_like ? "F" : "O");
+    mix(m.variadic ? "V" : "-");
+    mix(std::to_string(static_cast<int>(m.builtin)));
+    for (auto p : m.params)
+        mix(p);
+    for (const Token& t : m.body) {
+        mix(t.text);
+        mix(std::string{static_cast<char>(t.kind), static_cast<char>(t.flags),
+                        static_cast<char>(t.param & 0xff), static_cast<char>(t.param >> 8)});
+    }
+    return h | 1; // never 0, which means "undefined"
+}
+
+void Engine::define_builtins() {
+    auto builtin = [&](std::string_view name, Macro::Builtin kind) {
+        auto m = std::make_shared<Macro>();
+        m->name = name;
+        m->builtin = kind;
+        m->fingerprint = fingerprint(*m);
+        set_macro(name, m.get());
+        keep_.push_back(std::move(m));
+    };
+    builtin("__LINE__", Macro::Builtin::line);
+    builtin("__FILE__", Macro::Builtin::file);
+    builtin("__COUNTER__", Macro::Builtin::counter);
+    builtin("__INCLUDE_LEVEL__", Macro::Builtin::include_level);
+    builtin("__BASE_FILE__", Macro::Builtin::base_file);
+    // What `cpp -undef -x assembler-with-cpp` still predefines, then -D__DTS__ and -D options.
+    std::string text = "#define __STDC__ 1\n#define __STDC_HOSTED__ 1\n#define __ASSEMBLER__ 1\n";
+    auto predefined = make_source("<built-in>", text);
+    owned_.push_back(predefined);
+    std::string command_line = "#define __DTS__ 1\n";
+    for (const auto& [name, value] : options_.defines) {
+        command_line += "#define " + name + ' ';
+        command_line += value ? *value : "1";
+        command_line += '\n';
+    }
+    auto cmd = make_source("<command-line>", command_line);
+    owned_.push_back(cmd);
+    emitting_ = false;
+    process_file(*predefined, -1);
+    process_file(*cmd, -1);
+    emitting_ = true;
+}
+
+// Reuses a memo of `file` whose dependencies all hold now.
+bool Engine::replay(const SourceFile& file, const std::string& key) {
+    for (const auto& memo : cache_.include_memos(&file)) {
+        if (memo->key != key ||
+            static_cast<int>(frames_.size()) + memo->nesting > options_.limits.include_depth ||
+            !emitting_)
+            continue;
+        bool match = true;
+        for (const auto& dep : memo->deps) {
+            const Macro* m = peek_macro(dep.name, dep.hash);
+            if ((m ? m->fingerprint : 0) != dep.fingerprint) {
+                match = false;
+                break;
+            }
+        }
+        if (!match) continue;
+        if (frames_.size() > 1)
+            for (const auto& dep : memo->deps)
+                events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
+        for (const auto& e : memo->effects)
+            set_macro(e.name, e.hash, e.macro.get());
+        const std::size_t base = out_.text.size();
+        out_.text.append(memo->text);
+        for (Preprocessed::Segment seg : memo->segments) {
+            seg.out_begin += base;
+            seg.out_end += base;
+            out_.segments.push_back(seg);
+        }
+        for (const auto& f : memo->files)
+            remember(f);
+        deepest_ = std::max(deepest_, frames_.size() + static_cast<std::size_t>(memo->nesting));
+        used_memos_.push_back(memo);
+        have_last_ = false;
+        merge_barrier_ = true;
+        check_size();
+        return true;
+    }
+    return false;
+}
+
+// Preprocesses an included file and, when its outcome depends only on macro definitions,
+// keeps that outcome in the cache for the next input.
+void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
+                    const std::string& key) {
+    const std::size_t events0 = events_.size();
+    const std::size_t text0 = out_.text.size();
+    const std::size_t segments0 = out_.segments.size();
+    const std::size_t files0 = out_.files.size();
+    const std::size_t diags0 = diags_.items().size();
+    const std::size_t level = frames_.size();
+    const std::size_t deepest0 = deepest_;
+    deepest_ = level + 1;
+    merge_barrier_ = true;
+    process_file(*file, found_in);
+    merge_barrier_ = true;
+    const std::size_t nesting = deepest_ - (level + 1);
+    deepest_ = std::max(deepest0, deepest_);
+    if (failed_ || !emitting_ || diags_.items().size() != diags0) return;
+
+    auto memo = std::make_shared<FileCache::IncludeMemo>();
+    memo->key = key;
+    memo->nesting = static_cast<int>(nesting);
+    // Per name: looked up first (a dependency) or changed first (an effect). A MacroTable
+    // with two marker values, as std::unordered_set showed in profiles.
+    static const Macro looked_up, changed;
+    MacroTable state(256);
+    std::vector<std::pair<std::string_view, std::uint32_t>> touched;
+    for (std::size_t i = events0; i < events_.size(); ++i) {
+        const Event& e = events_[i];
+        if (e.kind == Event::impure) return;
+        const std::uint32_t h = e.hash ? e.hash : MacroTable::hash(e.name);
+        const Macro* st = state.find(e.name, h);
+        if (e.kind == Event::lookup) {
+            if (!st) {
+                state.set(e.name, h, &looked_up);
+                memo->deps.push_back({std::string(e.name), h, e.fingerprint});
+            }
+        } else if (st != &changed) {
+            state.set(e.name, h, &changed);
+            touched.emplace_back(e.name, h);
+        }
+    }
+    for (const auto& [name, h] : touched) {
+        const Macro* m = macros_.find(name, h);
+        memo->effects.push_back({std::string(name), h, m ? m->shared_from_this() : nullptr});
+    }
+    memo->text = out_.text.substr(text0);
+    memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
+                          out_.segments.end());
+    for (auto& seg : memo->segments) {
+        seg.out_begin -= text0;
+        seg.out_end -= text0;
+    }
+    memo->files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0), out_.files.end());
+    if (level == 1) {
+        events_.clear(); // nothing encloses it: the events are not needed again
+    } else {
+        // For the enclosing files, the file's summary stands for its events (fewer to scan).
+        events_.resize(events0);
+        for (const auto& dep : memo->deps)
+            events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
+        for (const auto& e : memo->effects)
+            events_.push_back({e.name, 0, e.hash, e.macro ? Event::define : Event::undefine});
+        used_memos_.push_back(memo); // the names above live in it
+    }
+    cache_.add_include_memo(file.get(), std::move(memo));
+}
+
+} // namespace cmalign::dt::pp_engine

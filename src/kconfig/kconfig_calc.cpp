@@ -1,0 +1,513 @@
+// sym_calc_value() and friends of scripts/kconfig/symbol.c: expressions, visibility, defaults,
+// ranges, selects and choices, for the versions whose rules differ (choices reworked in 6.11).
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "kconfig/kconfig_evaluator.hpp"
+
+namespace cmalign::kconfig::evaluator {
+
+using namespace model;
+
+Tri Evaluator::eval(int e) {
+    if (e == none) return Tri::yes;
+    const Expr& x = t_.exprs[e];
+    switch (x.op) {
+    case Op::symbol:
+        calc(x.left);
+        return st_[x.left].tri;
+    case Op::not_:
+        return tri_not(eval(x.left));
+    case Op::and_: {
+        Tri l = eval(x.left);
+        return tri_and(l, eval(x.right));
+    }
+    case Op::or_: {
+        Tri l = eval(x.left);
+        return tri_or(l, eval(x.right));
+    }
+    default:
+        return compare(x);
+    }
+}
+
+Tri Evaluator::compare(const Expr& x) {
+    // expr_calc_value() for =, !=, <, <=, >, >=
+    calc(x.left);
+    calc(x.right);
+    const std::string s1 = string_value(x.left);
+    const std::string s2 = string_value(x.right);
+    enum Kind { k_string, k_signed, k_unsigned };
+    struct Val {
+        long long s = 0;
+        unsigned long long u = 0;
+    };
+    auto parse = [](const std::string& str, Type type, Val& v) -> Kind {
+        const char* p = str.c_str();
+        char* tail = nullptr;
+        Kind kind;
+        errno = 0;
+        switch (type) {
+        case Type::boolean:
+        case Type::tristate:
+            v.s = str == "n" ? 0 : str == "m" ? 1 : str == "y" ? 2 : -1;
+            return k_signed;
+        case Type::integer:
+            v.s = std::strtoll(p, &tail, 10);
+            kind = k_signed;
+            break;
+        case Type::hex:
+            v.u = std::strtoull(p, &tail, 16);
+            kind = k_unsigned;
+            break;
+        default:
+            v.s = std::strtoll(p, &tail, 0);
+            kind = k_signed;
+            break;
+        }
+        return !errno && !*tail && tail > p && std::isxdigit(static_cast<unsigned char>(tail[-1]))
+                   ? kind
+                   : k_string;
+    };
+    Type t1 = t_.symbols[x.left].type, t2 = t_.symbols[x.right].type;
+    Val l, r;
+    Kind k1 = k_string, k2 = k_string;
+    if (t1 != Type::string || t2 != Type::string) {
+        k1 = parse(s1, t1, l);
+        k2 = parse(s2, t2, r);
+    }
+    int res;
+    if (k1 == k_string || k2 == k_string) {
+        int c = s1.compare(s2);
+        res = (c > 0) - (c < 0);
+    } else if (k1 == k_unsigned || k2 == k_unsigned) {
+        res = (l.u > r.u) - (l.u < r.u);
+    } else {
+        res = (l.s > r.s) - (l.s < r.s);
+    }
+    bool b = false;
+    switch (x.op) {
+    case Op::equal:
+        b = res == 0;
+        break;
+    case Op::unequal:
+        b = res != 0;
+        break;
+    case Op::less:
+        b = res < 0;
+        break;
+    case Op::less_equal:
+        b = res <= 0;
+        break;
+    case Op::greater:
+        b = res > 0;
+        break;
+    case Op::greater_equal:
+        b = res >= 0;
+        break;
+    default:
+        break;
+    }
+    return b ? Tri::yes : Tri::no;
+}
+
+void Evaluator::calc_visibility(int s) {
+    const Symbol& sym = t_.symbols[s];
+    SymState& st = st_[s];
+    Tri tri = Tri::no;
+    for (int p : sym.props) {
+        if (t_.props[p].kind != PropKind::prompt) continue;
+        prop_tri_[p] = eval(t_.props[p].visible);
+        tri = tri_or(tri, prop_tri_[p]);
+    }
+    if (tri == Tri::mod && (sym.type != Type::tristate || modules_val_ == Tri::no)) tri = Tri::yes;
+    st.visible = tri;
+    if (sym.flags & sym_choice_value) return;
+    auto bool_fix = [&](Tri v) {
+        return v == Tri::mod && get_type(s) == Type::boolean ? Tri::yes : v;
+    };
+    st.dir = sym.dir_dep == none ? Tri::yes : bool_fix(eval(sym.dir_dep));
+    st.rev = sym.rev_dep == none ? Tri::no : bool_fix(eval(sym.rev_dep));
+    st.implied = sym.implied == none ? Tri::no : bool_fix(eval(sym.implied));
+}
+
+int Evaluator::default_prop(int s) {
+    for (int p : t_.symbols[s].props) {
+        if (t_.props[p].kind != PropKind::default_) continue;
+        prop_tri_[p] = eval(t_.props[p].visible);
+        if (prop_tri_[p] != Tri::no) return p;
+    }
+    return none;
+}
+
+int Evaluator::range_prop(int s) {
+    for (int p : t_.symbols[s].props) {
+        if (t_.props[p].kind != PropKind::range) continue;
+        prop_tri_[p] = eval(t_.props[p].visible);
+        if (prop_tri_[p] != Tri::no) return p;
+    }
+    return none;
+}
+
+void Evaluator::validate_range(int s) {
+    // sym_validate_range()
+    Type type = t_.symbols[s].type;
+    int base = type == Type::integer ? 10 : type == Type::hex ? 16 : 0;
+    if (!base) return;
+    int p = range_prop(s);
+    if (p == none) return;
+    long long val = std::strtoll(st_[s].val.c_str(), nullptr, base);
+    int range_sym = t_.props[p].target;
+    calc(range_sym);
+    long long val2 = std::strtoll(st_[range_sym].val.c_str(), nullptr, base);
+    if (val >= val2) {
+        range_sym = t_.props[p].target2;
+        calc(range_sym);
+        val2 = std::strtoll(st_[range_sym].val.c_str(), nullptr, base);
+        if (val <= val2) return;
+    }
+    st_[s].val = st_[range_sym].val;
+    st_[s].decided_prop = p;
+    st_[s].decided_by = "range";
+}
+
+bool Evaluator::within_range(int s, const std::string& v) {
+    // sym_string_within_range() (kernels before 6.8 drop a user value outside its range)
+    Type type = t_.symbols[s].type;
+    if (type == Type::string) return true;
+    if (!string_valid(type, v)) return false;
+    int p = range_prop(s);
+    if (p == none) return true;
+    int base = type == Type::integer ? 10 : 16;
+    auto range_val = [&](int r) {
+        calc(r);
+        Type rt = t_.symbols[r].type;
+        int b = rt == Type::integer ? 10 : rt == Type::hex ? 16 : base;
+        return std::strtoll(st_[r].val.c_str(), nullptr, b);
+    };
+    long long val = std::strtoll(v.c_str(), nullptr, base);
+    return val >= range_val(t_.props[p].target) && val <= range_val(t_.props[p].target2);
+}
+
+void Evaluator::sub_entries(int menu, std::vector<int>& syms) const {
+    for (int c : t_.menus[menu].children) {
+        if (t_.menus[c].sym != none) syms.push_back(t_.menus[c].sym);
+        sub_entries(c, syms);
+    }
+}
+
+int Evaluator::choice_default(int choice_menu) {
+    int csym = t_.menus[choice_menu].sym;
+    for (int p : t_.symbols[csym].props) {
+        if (t_.props[p].kind != PropKind::default_) continue;
+        prop_tri_[p] = eval(t_.props[p].visible);
+        if (prop_tri_[p] == Tri::no) continue;
+        const Expr& x = t_.exprs[t_.props[p].expr];
+        if (x.op != Op::symbol) continue;
+        if (old_choices_) calc_visibility(x.left);
+        if (st_[x.left].visible != Tri::no) {
+            st_[x.left].decided_prop = p;
+            return x.left;
+        }
+    }
+    std::vector<int> subs;
+    sub_entries(choice_menu, subs);
+    for (int s : subs)
+        if (st_[s].visible != Tri::no) return s;
+    return none;
+}
+
+int Evaluator::calc_choice(int choice_menu) {
+    std::vector<int> subs;
+    sub_entries(choice_menu, subs);
+    int res = none;
+    if (old_choices_) {
+        // 6.1 sym_calc_choice(): the user's choice if visible, else the default.
+        for (int s : subs)
+            calc_visibility(s);
+        int csym = t_.menus[choice_menu].sym;
+        int user = st_[csym].user_choice;
+        if (user != none && st_[user].visible != Tri::no) return user;
+        return choice_default(choice_menu);
+    }
+    // 6.12 sym_calc_choice()
+    for (int s : priority_[choice_menu]) {
+        calc_visibility(s);
+        if (st_[s].visible == Tri::no) continue;
+        if (st_[s].has_user && st_[s].user_tri == Tri::yes) {
+            res = s;
+            break;
+        }
+    }
+    if (res == none) {
+        res = choice_default(choice_menu);
+        if (res != none && st_[res].has_user && st_[res].user_tri == Tri::no) res = none;
+    }
+    if (res == none) {
+        for (int s : subs) {
+            if (st_[s].visible == Tri::no || st_[s].has_user) continue;
+            res = s;
+            break;
+        }
+    }
+    if (res == none) {
+        for (auto it = priority_[choice_menu].rbegin(); it != priority_[choice_menu].rend(); ++it) {
+            if (st_[*it].visible == Tri::no) continue;
+            res = *it;
+            break;
+        }
+    }
+    for (int s : subs) {
+        if (st_[s].visible == Tri::no) continue;
+        st_[s].tri = s == res ? Tri::yes : Tri::no;
+        st_[s].valid = true;
+        st_[s].write = true;
+        if (!(st_[s].has_user && st_[s].user_tri == st_[s].tri)) {
+            st_[s].decided_by = "choice";
+            if (st_[s].decided_prop == none) st_[s].decided_prop = t_.menus[choice_menu].prompt;
+        }
+    }
+    return res;
+}
+
+void Evaluator::note_select(int s, Tri before) {
+    // Which select (or imply) made the value: the first term that has the value now.
+    SymState& st = st_[s];
+    const Symbol& sym = t_.symbols[s];
+    if (st.rev != Tri::no && st.rev > before) {
+        for (auto [by, p] : sym.selectors) {
+            Tri term = tri_and(st_[by].tri, prop_tri_[p] = eval(t_.props[p].visible));
+            if (term == st.rev || (term != Tri::no && get_type(s) == Type::boolean)) {
+                st.decided_prop = p;
+                st.decided_by = "selected by " + t_.symbols[by].name;
+                return;
+            }
+        }
+    }
+}
+
+void Evaluator::calc(int s) {
+    SymState& st = st_[s];
+    if (st.valid) return;
+    const Symbol& sym = t_.symbols[s];
+    if (st.need_set_choice && (sym.flags & sym_choice_value) && sym.choice_menu != none) {
+        st.need_set_choice = false;
+        calc(t_.menus[sym.choice_menu].sym);
+    }
+    st.valid = true;
+    Tri newtri = Tri::no;
+    std::string newval;
+    switch (sym.type) {
+    case Type::integer:
+        newval = "0";
+        break;
+    case Type::hex:
+        newval = "0x0";
+        break;
+    case Type::string:
+        newval = "";
+        break;
+    case Type::boolean:
+    case Type::tristate:
+        newval = "n";
+        break;
+    default:
+        st.val = sym.name;
+        st.tri = Tri::no;
+        return;
+    }
+    st.write = false;
+    calc_visibility(s);
+    if (st.visible != Tri::no) st.write = true;
+    st.tri = newtri;
+    st.val = newval;
+    st.decided_prop = none;
+    st.decided_by.clear();
+
+    bool is_choice = sym.flags & sym_choice;
+    bool is_choice_value = sym.flags & sym_choice_value;
+    switch (get_type(s)) {
+    case Type::boolean:
+    case Type::tristate: {
+        if (is_choice_value && !old_choices_ && sym.choice_menu != none) {
+            calc_choice(sym.choice_menu);
+            newtri = st.tri;
+        } else if (is_choice_value && old_choices_ && st.visible == Tri::yes &&
+                   sym.choice_menu != none) {
+            int csym = t_.menus[sym.choice_menu].sym;
+            calc(csym);
+            int sel = st_[csym].tri == Tri::yes ? st_[csym].choice_sel : none;
+            newtri = sel == s ? Tri::yes : Tri::no;
+            if (!(st.has_user && st.user_tri == newtri)) {
+                st.decided_by = "choice";
+                st.decided_prop =
+                    st.decided_prop == none ? t_.menus[sym.choice_menu].prompt : st.decided_prop;
+            }
+        } else {
+            bool user = false;
+            if (st.visible != Tri::no && st.has_user) {
+                newtri = tri_and(st.user_tri, st.visible);
+                user = true;
+            }
+            if (!user) {
+                if (st.rev != Tri::no) st.write = true;
+                if (!is_choice) {
+                    int p = default_prop(s);
+                    if (p != none) {
+                        newtri = tri_and(eval(t_.props[p].expr), prop_tri_[p]);
+                        if (newtri != Tri::no) {
+                            st.write = true;
+                            st.decided_prop = p;
+                            st.decided_by = "default";
+                        }
+                    }
+                    if (st.implied != Tri::no) {
+                        st.write = true;
+                        Tri before = newtri;
+                        newtri = tri_and(tri_or(newtri, st.implied), st.dir);
+                        if (newtri > before) {
+                            for (auto [by, ip] : sym.impliers) {
+                                if (tri_and(st_[by].tri, eval(t_.props[ip].visible)) != Tri::no) {
+                                    st.decided_prop = ip;
+                                    st.decided_by = "implied by " + t_.symbols[by].name;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Tri before = newtri;
+            newtri = tri_or(newtri, st.rev);
+            if (newtri > before) {
+                st.tri = newtri;
+                note_select(s, before);
+            }
+        }
+        if (newtri == Tri::mod && get_type(s) == Type::boolean) newtri = Tri::yes;
+        break;
+    }
+    case Type::string:
+    case Type::hex:
+    case Type::integer: {
+        if (st.visible != Tri::no && st.has_user) {
+            newval = st.user_val;
+            break;
+        }
+        int p = default_prop(s);
+        if (p != none) {
+            const Expr& x = t_.exprs[t_.props[p].expr];
+            if (x.op == Op::symbol) {
+                st.write = true;
+                calc(x.left);
+                newval = st_[x.left].val;
+                st.decided_prop = p;
+                st.decided_by = "default";
+            }
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    st.tri = newtri;
+    st.val = newval;
+    if (is_choice && old_choices_) {
+        st.choice_sel = newtri == Tri::yes ? calc_choice(sym.menus.front()) : none;
+    }
+    validate_range(s);
+    if (is_choice && !old_choices_) st.write = false;
+    if (is_choice && old_choices_ && st.need_set_choice) {
+        // set_all_choice_values(): members without a value get a user n; the choice is
+        // computed again when next asked.
+        std::vector<int> members;
+        sub_entries(sym.menus.front(), members);
+        for (int m : members) {
+            if (st_[m].has_user) continue;
+            st_[m].has_user = true;
+            st_[m].user_tri = Tri::no;
+        }
+        st.need_set_choice = false;
+        st.valid = false;
+    }
+}
+
+bool Evaluator::menu_visible(int m) {
+    const Menu& menu = t_.menus[m];
+    if (menu.prompt == none) return false;
+    if (menu.visibility != none && eval(menu.visibility) == Tri::no) return false;
+    Tri visible;
+    if (menu.sym != none) {
+        calc(menu.sym);
+        visible = prop_tri_[menu.prompt];
+    } else {
+        visible = prop_tri_[menu.prompt] = eval(t_.props[menu.prompt].visible);
+    }
+    if (visible != Tri::no) return true;
+    if (menu.sym == none || st_[menu.sym].tri == Tri::no) return false;
+    for (int c : menu.children)
+        if (menu_visible(c)) return true;
+    return false;
+}
+
+void Evaluator::calc_all() {
+    calc(t_.modules_sym);
+    modules_val_ = st_[t_.modules_sym].tri;
+    if (modules_val_ != Tri::no) {
+        for (std::size_t s = 0; s < st_.size(); ++s)
+            if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
+                static_cast<int>(s) != t_.sym_no)
+                st_[s].valid = false;
+        calc(t_.modules_sym);
+    }
+    if (drop_out_of_range_) {
+        // Before 6.8 conf_read() forgets a user value outside the symbol's range.
+        bool dropped = false;
+        for (std::size_t s = 0; s < st_.size(); ++s) {
+            auto type = t_.symbols[s].type;
+            if (!st_[s].has_user || (type != Type::integer && type != Type::hex)) continue;
+            if (!within_range(static_cast<int>(s), st_[s].user_val)) {
+                st_[s].has_user = false;
+                dropped = true;
+            }
+        }
+        if (dropped)
+            for (std::size_t s = 0; s < st_.size(); ++s)
+                if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
+                    static_cast<int>(s) != t_.sym_no)
+                    st_[s].valid = false;
+    }
+    if (old_choices_) {
+        // `make <name>_defconfig` (6.1 conf.c conf_set_all_new_symbols(def_default)): after
+        // conf_read(), the choices the inputs leave open are computed first, in the order of
+        // the symbol hash table: the anonymous choice symbols share bucket 0, newest first.
+        // What they pull in on the way (selects of the chosen System type, say) is computed
+        // then, before anything that depends on the choice in menu order.
+        for (std::size_t s = 0; s < st_.size(); ++s) {
+            auto flags = t_.symbols[s].flags;
+            if ((flags & sym_choice_value) || ((flags & sym_choice) && st_[s].user_choice == none))
+                st_[s].need_set_choice = true;
+        }
+        for (std::size_t s = st_.size(); s-- > 0;) {
+            if (!(t_.symbols[s].flags & sym_choice) || st_[s].user_choice != none) continue;
+            calc(static_cast<int>(s));
+        }
+        // Then conf_write() computes the rest as it walks the menus, in menu order.
+        std::vector<int> order;
+        sub_entries(0, order);
+        for (int s : order)
+            calc(s);
+    }
+    for (std::size_t s = 0; s < st_.size(); ++s)
+        calc(static_cast<int>(s));
+}
+
+} // namespace cmalign::kconfig::evaluator

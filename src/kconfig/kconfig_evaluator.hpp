@@ -1,0 +1,127 @@
+// The Kconfig evaluator's state (class Evaluator, one SymState per symbol), shared by
+// kconfig_eval.cpp and kconfig_calc.cpp. Not part of the public interface.
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "cmalign/kconfig/kconfig_tree.hpp"
+#include "kconfig/kconfig_model.hpp"
+
+namespace cmalign::kconfig::evaluator {
+
+using namespace model;
+
+struct SymState {
+    Tri tri = Tri::no;
+    std::string val;
+    bool valid = false;
+    bool write = false;
+    bool written = false;
+    Tri visible = Tri::no, dir = Tri::yes, rev = Tri::no, implied = Tri::no;
+    bool has_user = false;
+    Tri user_tri = Tri::no;
+    std::string user_val;
+    const Entry* input = nullptr;
+    int decided_prop = none;
+    std::string decided_by;
+    int user_choice = none; // 6.1 choices: the member the .config set to y
+    int choice_sel = none;  // 6.1 choices: the member chosen
+    // 6.1 SYMBOL_NEED_SET_CHOICE_VALUES: a choice value computes its choice first; a choice sets
+    // its unset members to a user n once computed (conf_set_all_new_symbols(def_default)).
+    bool need_set_choice = false;
+};
+
+inline bool string_valid(Type type, const std::string& s) {
+    // sym_string_valid()
+    const char* str = s.c_str();
+    char ch;
+    switch (type) {
+    case Type::string:
+        return true;
+    case Type::integer:
+        ch = *str++;
+        if (ch == '-') ch = *str++;
+        if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
+        if (ch == '0' && *str != 0) return false;
+        while ((ch = *str++))
+            if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
+        return true;
+    case Type::hex:
+        if (str[0] == '0' && (str[1] == 'x' || str[1] == 'X')) str += 2;
+        ch = *str++;
+        do {
+            if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
+        } while ((ch = *str++));
+        return true;
+    default:
+        return false;
+    }
+}
+
+class Evaluator {
+public:
+    Evaluator(const Tree& tree, bool old_choices, bool drop_out_of_range)
+        : t_(tree), old_choices_(old_choices), drop_out_of_range_(drop_out_of_range),
+          st_(tree.symbols.size()), prop_tri_(tree.props.size(), Tri::no),
+          priority_(tree.menus.size()) {
+        for (int s : {t_.sym_yes, t_.sym_mod, t_.sym_no}) {
+            st_[s].valid = true;
+            st_[s].val = t_.symbols[s].name;
+        }
+        st_[t_.sym_yes].tri = Tri::yes;
+        st_[t_.sym_mod].tri = Tri::mod;
+        for (std::size_t m = 0; m < t_.menus.size(); ++m)
+            if (t_.menus[m].is_choice) priority_[m] = t_.menus[m].choice_members;
+    }
+
+    void read_inputs(const Config& inputs, const std::vector<std::string>& file_order,
+                     Diagnostics& diags);
+    void calc_all();
+    std::string write(Config& out, const std::string& heading);
+
+private:
+    const Tree& t_;
+    bool old_choices_;
+    bool drop_out_of_range_;
+    std::vector<SymState> st_;
+    std::vector<Tri> prop_tri_;
+    std::vector<std::vector<int>> priority_; // 6.12 choices: members in priority order
+    Tri modules_val_ = Tri::no;
+
+    Type get_type(int s) const {
+        Type type = t_.symbols[s].type;
+        if (type == Type::tristate) {
+            if (old_choices_ && (t_.symbols[s].flags & sym_choice_value) &&
+                st_[s].visible == Tri::yes)
+                return Type::boolean;
+            if (modules_val_ == Tri::no) return Type::boolean;
+        }
+        return type;
+    }
+    const std::string& string_value(int s) {
+        static const std::string n = "n", m = "m", y = "y";
+        Type type = t_.symbols[s].type;
+        if (type == Type::boolean || type == Type::tristate) {
+            Tri v = st_[s].tri;
+            return v == Tri::no ? n : v == Tri::mod ? m : y;
+        }
+        return st_[s].val;
+    }
+    Tri eval(int e);
+    Tri compare(const Expr& x);
+    void calc(int s);
+    void calc_visibility(int s);
+    int default_prop(int s);
+    int range_prop(int s);
+    void validate_range(int s);
+    bool within_range(int s, const std::string& v);
+    int calc_choice(int choice_menu);
+    int choice_default(int choice_menu);
+    void sub_entries(int menu, std::vector<int>& syms) const;
+    bool menu_visible(int m);
+    void note_select(int s, Tri before);
+};
+
+} // namespace cmalign::kconfig::evaluator

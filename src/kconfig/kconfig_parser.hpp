@@ -1,0 +1,190 @@
+// The Kconfig parser's shared state (class Parser) and tokens, for kconfig_{parse,lexer,macro,
+// finalize}.cpp. Not part of the public interface.
+#pragma once
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kconfig/kconfig_model.hpp"
+
+namespace cmalign::kconfig::model::parser {
+
+namespace fs = std::filesystem;
+
+// Thrown to abandon the parse after a located error (preprocess.c's pperror() exits too).
+struct ParseAbort {};
+
+constexpr int max_expr_depth = 500; // nested parentheses / `!` in one expression
+
+inline bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+enum class Tok {
+    word,
+    quoted,
+    equal,
+    unequal,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    not_,
+    and_,
+    or_,
+    open_paren,
+    close_paren,
+    colon_equal,
+    plus_equal,
+    // keywords
+    kw_bool,
+    kw_choice,
+    kw_comment,
+    kw_config,
+    kw_def_bool,
+    kw_def_tristate,
+    kw_default,
+    kw_depends,
+    kw_endchoice,
+    kw_endif,
+    kw_endmenu,
+    kw_help,
+    kw_hex,
+    kw_if,
+    kw_imply,
+    kw_int,
+    kw_mainmenu,
+    kw_menu,
+    kw_menuconfig,
+    kw_modules,
+    kw_on,
+    kw_prompt,
+    kw_range,
+    kw_select,
+    kw_source,
+    kw_string,
+    kw_tristate,
+    kw_visible,
+    kw_optional,
+    kw_option,
+    kw_transitional,
+    kw_rsource,
+    kw_osource,
+    kw_orsource,
+};
+
+struct Token {
+    Tok kind;
+    std::string text;
+    int line = 0;
+    int column = 0;
+};
+
+struct Variable {
+    std::string value;
+    bool recursive = false;
+};
+
+struct SourceFile {
+    std::string rel;  // as kconfig names it (relative to srctree)
+    std::string full; // path we opened
+    std::string text;
+    std::size_t pos = 0;
+    int line = 1;
+};
+
+class Parser {
+public:
+    Parser(const ParseInput& input, Tree& tree, Diagnostics& diags)
+        : in_(input), tree_(tree), diags_(diags) {}
+
+    bool run();
+
+private:
+    const ParseInput& in_;
+    Tree& tree_;
+    Diagnostics& diags_;
+    std::map<std::string, Variable, std::less<>> vars_;
+    std::vector<SourceFile*> stack_;
+    int macro_depth_ = 0;
+    int expr_depth_ = 0;
+    int stmt_line_ = 0;
+
+    // menu construction state (menu.c: current_menu, current_entry)
+    int current_menu_ = 0;
+    int current_entry_ = none;
+    int current_choice_ = none;
+    struct Block {
+        Tok kind; // kw_menu, kw_if, kw_choice
+        int menu;
+        Location where;
+    };
+    std::vector<Block> blocks_;
+
+    // ---- errors
+    Location here(int column = 1) const {
+        if (stack_.empty()) return {in_.tree + "/Kconfig", 0, 0};
+        return {stack_.back()->full, stmt_line_, column};
+    }
+    [[noreturn]] void fail(const std::string& message, int column = 1) {
+        diags_.error(here(column), message);
+        throw ParseAbort{};
+    }
+    [[noreturn]] void fail_at(const Token& t, const std::string& message) {
+        diags_.error({stack_.back()->full, t.line, t.column}, message);
+        throw ParseAbort{};
+    }
+
+    // ---- macro language (preprocess.c)
+    std::string expand(std::string_view text, const std::vector<std::string>* args);
+    std::string expand_dollar(std::string_view text, std::size_t& pos,
+                              const std::vector<std::string>* args);
+    std::string eval_clause(std::string_view clause, const std::vector<std::string>* args);
+    std::optional<std::string> call_function(const std::string& name,
+                                             const std::vector<std::string>& args);
+    std::optional<std::string> env(const std::string& name) const;
+    std::string shell(const std::string& command);
+    std::string assume_shell(const std::string& command);
+    bool assume_probe(const std::string& command);
+    void assign(const std::string& name, Tok op, const std::string& raw);
+
+    // ---- lexer
+    bool next_statement(std::vector<Token>& out);
+    void skip_help();
+    std::string lex_quoted(SourceFile& f, char quote);
+    std::string lex_word_with_dollar(SourceFile& f);
+
+    // ---- parser
+    void parse_file(const std::string& rel, const std::string& full);
+    void statement(std::vector<Token>& toks);
+    int parse_expr(const std::vector<Token>& t, std::size_t& i);
+    int parse_and(const std::vector<Token>& t, std::size_t& i);
+    int parse_unary(const std::vector<Token>& t, std::size_t& i);
+    int parse_symbol(const std::vector<Token>& t, std::size_t& i);
+    int parse_if_expr(const std::vector<Token>& t, std::size_t& i);
+    void expect_end(const std::vector<Token>& t, std::size_t i);
+    std::string expect_string(const std::vector<Token>& t, std::size_t& i, const char* what);
+    void source(const std::string& name, Tok kind, const Token& at);
+
+    // menu.c
+    int add_entry(int sym);
+    int add_prop(PropKind kind, int expr, int visible);
+    void add_prompt(PropKind kind, const std::string& text, int visible);
+    void set_type(Type type);
+    void add_dep(int expr) {
+        auto& m = tree_.menus[current_entry_];
+        m.dep = tree_.make_and(m.dep, expr);
+    }
+    int entry_symbol() const {
+        return current_entry_ == none ? none : tree_.menus[current_entry_].sym;
+    }
+    void finalize(int menu, bool inside_choice);
+    int rewrite_m(int e);
+};
+
+} // namespace cmalign::kconfig::model::parser
