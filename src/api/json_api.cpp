@@ -2,6 +2,7 @@
 // the CLI's JSON. One function per command, one table entry each; the C API and the Python
 // module call run_json() and so accept exactly the same keys.
 #include "cmalign/json_api.hpp"
+#include "cmalign/kernel/versions.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -210,7 +211,7 @@ json table_command(Request& r) {
     Diagnostics arch_diags;
     auto arch = arch_option(arch_name, arch_diags);
     if (!arch) fail("table: " + arch_diags.items().front().message);
-    KernelVersion version = newest_modelled_version();
+    KernelVersion version = kernel::newest_modelled_version();
     if (version_text) {
         auto parsed = KernelVersion::parse(*version_text);
         if (!parsed) fail(fmt::format("table: invalid kernel version '{}'", *version_text));

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -59,7 +60,7 @@ void register_table(CLI::App& app, ExitCode& exit_code) {
             exit_code = ExitCode::input_error;
             return;
         }
-        KernelVersion v = newest_modelled_version();
+        KernelVersion v = kernel::newest_modelled_version();
         if (!version->empty()) {
             auto parsed = KernelVersion::parse(*version);
             if (!parsed) {
@@ -69,10 +70,10 @@ void register_table(CLI::App& app, ExitCode& exit_code) {
             }
             v = *parsed;
         }
-        if (v < oldest_modelled_version() || v > newest_modelled_version()) {
+        if (v < kernel::oldest_modelled_version() || v > kernel::newest_modelled_version()) {
             std::cerr << "cmalign: warning: kernel " << v.str() << " is outside the modelled range "
-                      << oldest_modelled_version().str() << "–" << newest_modelled_version().str()
-                      << "; using the nearest rules\n";
+                      << kernel::oldest_modelled_version().str() << "–"
+                      << kernel::newest_modelled_version().str() << "; using the nearest rules\n";
         }
         auto rows = kernel::table(*parsed_arch, v);
         if (*format == "json")

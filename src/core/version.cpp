@@ -37,13 +37,6 @@ std::string KernelVersion::str() const {
                      : fmt::format("{}.{}", major, minor);
 }
 
-KernelVersion newest_modelled_version() {
-    return KernelVersion{7, 0, 0, false};
-}
-KernelVersion oldest_modelled_version() {
-    return KernelVersion{4, 19, 0, false};
-}
-
 std::string VersionRange::str() const {
     bool open_low = first_major == 0;
     bool open_high = last_major >= 99;

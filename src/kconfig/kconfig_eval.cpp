@@ -271,6 +271,21 @@ using evaluator::Evaluator;
 
 } // namespace
 
+model::Dialect model::dialect_of(int major, int minor) {
+    struct Row {
+        int major, minor; // the first release that behaves the new way
+        bool Dialect::*field;
+    };
+    static constexpr Row changes[] = {
+        {6, 11, &Dialect::choice_symbols},   // choices no longer have a symbol
+        {6, 8, &Dialect::drop_out_of_range}, // out-of-range values clamped, not dropped
+    };
+    Dialect out;
+    for (const auto& row : changes)
+        out.*row.field = major < row.major || (major == row.major && minor < row.minor);
+    return out;
+}
+
 std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::string& arch,
                                    const Config& inputs, const EvalOptions& options,
                                    Diagnostics& diags) {
@@ -329,9 +344,8 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
         cache.push_back(std::move(entry));
     }
 
-    bool old_choices = version->major < 6 || (version->major == 6 && version->minor < 11);
-    bool drop_out_of_range = version->major < 6 || (version->major == 6 && version->minor < 8);
-    Evaluator ev(*parsed, old_choices, drop_out_of_range);
+    auto dialect = dialect_of(version->major, version->minor);
+    Evaluator ev(*parsed, dialect.choice_symbols, dialect.drop_out_of_range);
     std::vector<std::string> order = options.input_order;
     ev.read_inputs(inputs, order, diags);
     ev.calc_all();

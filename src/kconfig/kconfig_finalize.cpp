@@ -46,8 +46,7 @@ int Parser::rewrite_m(int e) {
 void Parser::finalize(int parent, bool inside_choice) {
     int psym = tree_.menus[parent].sym;
     bool parent_is_choice = tree_.menus[parent].is_choice;
-    bool old_choices =
-        tree_.version_major < 6 || (tree_.version_major == 6 && tree_.version_minor < 11);
+    bool old_choices = dialect_of(tree_.version_major, tree_.version_minor).choice_symbols;
     auto children = tree_.menus[parent].children;
     if (!children.empty()) {
         if (parent_is_choice && old_choices) {

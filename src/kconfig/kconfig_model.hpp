@@ -93,6 +93,17 @@ struct Menu {
     Location where;
 };
 
+// What scripts/kconfig of a release does differently, as far as the evaluator models it: the
+// only place the Kconfig layer looks at the version (it sits below the kernel layer, so the rule
+// is kept here, in one row per change). Before v6.11 a choice is a symbol of its own (its type
+// from its first member, its value the chosen member); before v6.8 conf_read() forgets an
+// int/hex value outside its range, later releases clamp it (sym_validate_range()).
+struct Dialect {
+    bool choice_symbols = false;
+    bool drop_out_of_range = false;
+};
+Dialect dialect_of(int major, int minor);
+
 // One parsed tree; immutable after parse().
 struct Tree {
     std::vector<Symbol> symbols;

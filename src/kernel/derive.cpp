@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "deriver.hpp"
 
 namespace cmalign::kernel::detail {

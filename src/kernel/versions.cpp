@@ -13,6 +13,13 @@
 
 namespace cmalign::kernel {
 
+KernelVersion newest_modelled_version() {
+    return KernelVersion{7, 0, 0, false};
+}
+KernelVersion oldest_modelled_version() {
+    return KernelVersion{4, 19, 0, false};
+}
+
 namespace {
 
 // The last release of each major line the model spans (v5.19 was followed by v6.0, v6.19 by
@@ -221,9 +228,11 @@ std::optional<std::vector<int>> parse_page_size_list(std::string_view text, Arch
         if (!offered.contains(shift)) {
             std::string sizes;
             for (int s : offered)
-                sizes += (sizes.empty() ? "" : ", ") + format_size(std::uint64_t{1} << s, ByteUnit::bytes);
-            diags.error({}, fmt::format("{} does not offer {} pages (it offers {})",
-                                        to_string(arch), format_size(*bytes, ByteUnit::bytes), sizes));
+                sizes += (sizes.empty() ? "" : ", ") +
+                         format_size(std::uint64_t{1} << s, ByteUnit::bytes);
+            diags.error({},
+                        fmt::format("{} does not offer {} pages (it offers {})", to_string(arch),
+                                    format_size(*bytes, ByteUnit::bytes), sizes));
             return std::nullopt;
         }
         out.insert(shift);

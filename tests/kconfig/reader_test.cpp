@@ -439,7 +439,7 @@ TEST_CASE("hostile input: huge lines, NUL, invalid UTF-8, random bytes, a millio
             CHECK(p.ok == !p.diags.has_errors());
         }
     }
-    SUBCASE("a million lines in linear time") {
+    SUBCASE("a million lines, every one read and located") {
 #ifdef NDEBUG
         const int line_count = 1'000'000;
 #else
@@ -463,8 +463,7 @@ TEST_CASE("hostile input: huge lines, NUL, invalid UTF-8, random bytes, a millio
         CHECK(p.diags.items().empty());
         CHECK(p.config.entries().size() == 5000);
         CHECK(p.config.find("S4999")->where.line == line_count);
-        // Generous (a loaded CI machine, an unoptimised build); a reader that rescans earlier
-        // lines needs minutes for this.
-        CHECK(ms < 20000);
+        // The time is printed, not asserted: speed goals live in bench/ (bench/kconfig-read.sh),
+        // and a timed check fails under valgrind or on a loaded machine for no fault of ours.
     }
 }

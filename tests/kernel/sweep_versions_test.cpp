@@ -21,8 +21,8 @@ std::vector<std::string> strs(const std::vector<KernelVersion>& vs) {
 TEST_CASE("modelled versions are every release from the oldest to the newest modelled") {
     auto all = kernel::modelled_versions();
     REQUIRE(!all.empty());
-    CHECK(all.front() == oldest_modelled_version());
-    CHECK(all.back() == newest_modelled_version());
+    CHECK(all.front() == kernel::oldest_modelled_version());
+    CHECK(all.back() == kernel::newest_modelled_version());
     CHECK(std::is_sorted(all.begin(), all.end()));
     auto names = strs(all);
     // v5.19 is followed by v6.0, v6.19 by v7.0.

@@ -7,6 +7,7 @@
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "support/kernel.hpp"
 
 using namespace cmalign;
@@ -246,7 +247,7 @@ TEST_CASE("arch and version from the config, defaults as assumptions") {
     auto s = kernel::derive(make_config({{"ARM64", "y"}}), {}, d2);
     REQUIRE(s);
     CHECK(s->arch == kernel::Arch::arm64);
-    CHECK(s->version == newest_modelled_version());
+    CHECK(s->version == kernel::newest_modelled_version());
     auto mentions = [&](const std::string& word) {
         return std::any_of(s->assumptions.begin(), s->assumptions.end(),
                            [&](const std::string& a) { return a.find(word) != std::string::npos; });

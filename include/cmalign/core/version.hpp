@@ -29,11 +29,6 @@ struct KernelVersion {
     }
 };
 
-// The newest kernel whose rules the tool models; used when nothing says which kernel.
-KernelVersion newest_modelled_version();
-// The oldest kernel the tables cover.
-KernelVersion oldest_modelled_version();
-
 // [first, last] inclusive on major.minor; the patch level never changes a rule we model.
 struct VersionRange {
     int first_major = 0, first_minor = 0;

@@ -19,6 +19,11 @@
 
 namespace cmalign::kernel {
 
+// The newest kernel whose rules the tool models; used when nothing says which kernel.
+KernelVersion newest_modelled_version();
+// The oldest kernel the tables cover.
+KernelVersion oldest_modelled_version();
+
 // Every release (major.minor) from oldest_modelled_version() to newest_modelled_version(),
 // oldest first: v5.10 … v5.19, v6.0 … v6.19, v7.0.
 std::vector<KernelVersion> modelled_versions();
