@@ -416,22 +416,33 @@ TEST_CASE("dts vs dtc: a sample of the kernel's boards build the same tree" *
     }
 }
 
+namespace {
+
+// CMALIGN_DTC_COMPARE: "all" (or "1") or a comma-separated list of arches.
+std::vector<std::string> arches_to_compare(const std::string& what) {
+    if (what == "all" || what == "1") return {"arm64", "arm", "riscv"};
+    std::vector<std::string> arches;
+    std::stringstream ss(what);
+    for (std::string a; std::getline(ss, a, ',');)
+        arches.push_back(a);
+    return arches;
+}
+
+// CMALIGN_DTC_JOBS, default all cores.
+unsigned compare_jobs() {
+    if (const char* j = std::getenv("CMALIGN_DTC_JOBS")) return static_cast<unsigned>(std::atoi(j));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+} // namespace
+
 TEST_CASE("dts vs dtc: every board (CMALIGN_DTC_COMPARE=all|arm64,arm,...)" *
           CMALIGN_REAL_MATERIAL(kernel_root)) {
     const char* what = std::getenv("CMALIGN_DTC_COMPARE");
     if (!what) return;
     if (!environment_ready()) return;
-    std::vector<std::string> arches;
-    std::string w = what;
-    if (w == "all" || w == "1") {
-        arches = {"arm64", "arm", "riscv"};
-    } else {
-        std::stringstream ss(w);
-        for (std::string a; std::getline(ss, a, ',');)
-            arches.push_back(a);
-    }
-    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-    if (const char* j = std::getenv("CMALIGN_DTC_JOBS")) jobs = static_cast<unsigned>(std::atoi(j));
+    auto arches = arches_to_compare(what);
+    unsigned jobs = compare_jobs();
     Mode mode = mode_from_env();
     Timing timing;
     auto results = run_all(boards(arches), std::max(1u, jobs), mode, timing);
@@ -658,17 +669,8 @@ TEST_CASE("overlays vs fdtoverlay: every composite DTB (CMALIGN_DTC_COMPARE=all|
     const char* what = std::getenv("CMALIGN_DTC_COMPARE");
     if (!what) return;
     if (!fdtoverlay_ready()) return;
-    std::vector<std::string> arches;
-    std::string w = what;
-    if (w == "all" || w == "1") {
-        arches = {"arm64", "arm", "riscv"};
-    } else {
-        std::stringstream ss(w);
-        for (std::string a; std::getline(ss, a, ',');)
-            arches.push_back(a);
-    }
-    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-    if (const char* j = std::getenv("CMALIGN_DTC_JOBS")) jobs = static_cast<unsigned>(std::atoi(j));
+    auto arches = arches_to_compare(what);
+    unsigned jobs = compare_jobs();
     std::size_t eq_dts = 0, eq_blob = 0, built = 0;
     compare_overlays(composites(arches), jobs, eq_dts, eq_blob, built);
     CHECK(eq_dts == built);
