@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,12 @@ Tri Evaluator::compare(const Expr& x) {
             kind = k_signed;
             break;
         }
+        // expr.c keeps both in one union: a number parsed signed is compared by its bits
+        // when the other side is unsigned (PAGE_OFFSET=0x80000000 on arm).
+        if (kind == k_signed)
+            v.u = static_cast<unsigned long long>(v.s);
+        else
+            v.s = static_cast<long long>(v.u);
         return !errno && !*tail && tail > p && std::isxdigit(static_cast<unsigned char>(tail[-1]))
                    ? kind
                    : k_string;
@@ -204,6 +211,11 @@ void Evaluator::sub_entries(int menu, std::vector<int>& syms) const {
     }
 }
 
+void Evaluator::choice_values(int choice_menu, std::vector<int>& syms) const {
+    for (int c : t_.menus[choice_menu].children)
+        if (t_.menus[c].sym != none) syms.push_back(t_.menus[c].sym);
+}
+
 int Evaluator::choice_default(int choice_menu) {
     int csym = t_.menus[choice_menu].sym;
     for (int p : t_.symbols[csym].props) {
@@ -218,8 +230,13 @@ int Evaluator::choice_default(int choice_menu) {
             return x.left;
         }
     }
+    // 6.1: the first visible value of the P_CHOICE list (the choice's own entries); 6.12: the
+    // first visible sub-entry.
     std::vector<int> subs;
-    sub_entries(choice_menu, subs);
+    if (old_choices_)
+        choice_values(choice_menu, subs);
+    else
+        sub_entries(choice_menu, subs);
     for (int s : subs)
         if (st_[s].visible != Tri::no) return s;
     return none;
@@ -227,18 +244,22 @@ int Evaluator::choice_default(int choice_menu) {
 
 int Evaluator::calc_choice(int choice_menu) {
     std::vector<int> subs;
-    sub_entries(choice_menu, subs);
     int res = none;
     if (old_choices_) {
-        // 6.1 sym_calc_choice(): the user's choice if visible, else the default.
-        for (int s : subs)
-            calc_visibility(s);
+        // 6.1 sym_calc_choice(): the user's choice if visible, else the default. Only the
+        // choice's values count, not the entries nested under them by their dependencies.
         int csym = t_.menus[choice_menu].sym;
+        choice_values(choice_menu, subs);
+        for (int s : subs) {
+            calc_visibility(s);
+            if (st_[s].visible != Tri::no && !st_[s].has_user) st_[csym].choice_has_value = false;
+        }
         int user = st_[csym].user_choice;
         if (user != none && st_[user].visible != Tri::no) return user;
         return choice_default(choice_menu);
     }
     // 6.12 sym_calc_choice()
+    sub_entries(choice_menu, subs);
     for (int s : priority_[choice_menu]) {
         calc_visibility(s);
         if (st_[s].visible == Tri::no) continue;
@@ -294,9 +315,32 @@ void Evaluator::note_select(int s, Tri before) {
     }
 }
 
+// CMALIGN_KCONFIG_TRACE_CALC=1 prints every sym_calc_value() entry and exit, nested, to
+// stderr: the order in which symbols are computed decides values in dependency cycles, and a
+// trace lines up with one from a conf built with the same two printf()s.
+namespace {
+int trace_depth = 0;
+const bool trace_calc = std::getenv("CMALIGN_KCONFIG_TRACE_CALC") != nullptr;
+} // namespace
+
+std::string Evaluator::trace_name(int s) const {
+    const Symbol& sym = t_.symbols[s];
+    if (!(sym.flags & sym_choice) || sym.menus.empty()) return sym.name;
+    const auto& where = t_.menus[sym.menus.front()].where;
+    return fmt::format("<choice {}:{}>", where.file, where.line);
+}
+
 void Evaluator::calc(int s) {
+    if (st_[s].valid) return;
+    if (trace_calc) fmt::print(stderr, "{:{}}> {}\n", "", trace_depth++, trace_name(s));
+    calc_inner(s);
+    if (trace_calc)
+        fmt::print(stderr, "{:{}}< {} {}\n", "", --trace_depth, trace_name(s),
+                   static_cast<int>(st_[s].tri));
+}
+
+void Evaluator::calc_inner(int s) {
     SymState& st = st_[s];
-    if (st.valid) return;
     const Symbol& sym = t_.symbols[s];
     if (st.need_set_choice && (sym.flags & sym_choice_value) && sym.choice_menu != none) {
         st.need_set_choice = false;
@@ -307,10 +351,10 @@ void Evaluator::calc(int s) {
     std::string newval;
     switch (sym.type) {
     case Type::integer:
-        newval = "0";
+        newval = empty_number_default_ ? "" : "0";
         break;
     case Type::hex:
-        newval = "0x0";
+        newval = empty_number_default_ ? "" : "0x0";
         break;
     case Type::string:
         newval = "";
@@ -426,15 +470,9 @@ void Evaluator::calc(int s) {
     validate_range(s);
     if (is_choice && !old_choices_) st.write = false;
     if (is_choice && old_choices_ && st.need_set_choice) {
-        // set_all_choice_values(): members without a value get a user n; the choice is
-        // computed again when next asked.
-        std::vector<int> members;
-        sub_entries(sym.menus.front(), members);
-        for (int m : members) {
-            if (st_[m].has_user) continue;
-            st_[m].has_user = true;
-            st_[m].user_tri = Tri::no;
-        }
+        // set_all_choice_values(): the choice counts as set (its members' user n carries no
+        // SYMBOL_DEF_USER, so it changes nothing here); computed again when next asked.
+        st.choice_has_value = true;
         st.need_set_choice = false;
         st.valid = false;
     }
@@ -458,14 +496,18 @@ bool Evaluator::menu_visible(int m) {
     return false;
 }
 
+void Evaluator::invalidate_all() {
+    for (std::size_t s = 0; s < st_.size(); ++s)
+        if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
+            static_cast<int>(s) != t_.sym_no)
+            st_[s].valid = false;
+}
+
 void Evaluator::calc_all() {
     calc(t_.modules_sym);
     modules_val_ = st_[t_.modules_sym].tri;
     if (modules_val_ != Tri::no) {
-        for (std::size_t s = 0; s < st_.size(); ++s)
-            if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
-                static_cast<int>(s) != t_.sym_no)
-                st_[s].valid = false;
+        invalidate_all();
         calc(t_.modules_sym);
     }
     if (drop_out_of_range_) {
@@ -479,11 +521,7 @@ void Evaluator::calc_all() {
                 dropped = true;
             }
         }
-        if (dropped)
-            for (std::size_t s = 0; s < st_.size(); ++s)
-                if (static_cast<int>(s) != t_.sym_yes && static_cast<int>(s) != t_.sym_mod &&
-                    static_cast<int>(s) != t_.sym_no)
-                    st_[s].valid = false;
+        if (dropped) invalidate_all();
     }
     if (old_choices_) {
         // `make <name>_defconfig` (6.1 conf.c conf_set_all_new_symbols(def_default)): after
@@ -491,14 +529,26 @@ void Evaluator::calc_all() {
         // the symbol hash table: the anonymous choice symbols share bucket 0, newest first.
         // What they pull in on the way (selects of the chosen System type, say) is computed
         // then, before anything that depends on the choice in menu order.
+        // conf_read() computes every symbol once: that decides which choices keep the value
+        // conf_read_simple() gave them (all visible members set by the inputs). Then
+        // sym_clear_all_valid() forgets what was computed, MODULES first.
+        for (std::size_t s = 0; s < st_.size(); ++s)
+            calc(static_cast<int>(s));
+        invalidate_all();
+        calc(t_.modules_sym);
         for (std::size_t s = 0; s < st_.size(); ++s) {
             auto flags = t_.symbols[s].flags;
-            if ((flags & sym_choice_value) || ((flags & sym_choice) && st_[s].user_choice == none))
+            if ((flags & sym_choice_value) || ((flags & sym_choice) && !st_[s].choice_has_value))
                 st_[s].need_set_choice = true;
         }
         for (std::size_t s = st_.size(); s-- > 0;) {
-            if (!(t_.symbols[s].flags & sym_choice) || st_[s].user_choice != none) continue;
+            if (!(t_.symbols[s].flags & sym_choice) || st_[s].choice_has_value) continue;
             calc(static_cast<int>(s));
+            // set_all_choice_values() also for a choice that lost its value after the flags
+            // were set (it has no SYMBOL_NEED_SET_CHOICE_VALUES of its own).
+            st_[s].choice_has_value = true;
+            st_[s].need_set_choice = false;
+            st_[s].valid = false;
         }
         // Then conf_write() computes the rest as it walks the menus, in menu order.
         std::vector<int> order;

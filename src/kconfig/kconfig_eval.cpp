@@ -277,8 +277,9 @@ model::Dialect model::dialect_of(int major, int minor) {
         bool Dialect::*field;
     };
     static constexpr Row changes[] = {
-        {6, 11, &Dialect::choice_symbols},   // choices no longer have a symbol
-        {6, 8, &Dialect::drop_out_of_range}, // out-of-range values clamped, not dropped
+        {6, 11, &Dialect::choice_symbols},      // choices no longer have a symbol
+        {6, 8, &Dialect::drop_out_of_range},    // out-of-range values clamped, not dropped
+        {6, 9, &Dialect::empty_number_default}, // int/hex without a default: 0/0x0, not empty
     };
     Dialect out;
     for (const auto& row : changes)
@@ -345,7 +346,7 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
     }
 
     auto dialect = dialect_of(version->major, version->minor);
-    Evaluator ev(*parsed, dialect.choice_symbols, dialect.drop_out_of_range);
+    Evaluator ev(*parsed, dialect);
     std::vector<std::string> order = options.input_order;
     ev.read_inputs(inputs, order, diags);
     ev.calc_all();

@@ -31,6 +31,9 @@ struct SymState {
     // 6.1 SYMBOL_NEED_SET_CHOICE_VALUES: a choice value computes its choice first; a choice sets
     // its unset members to a user n once computed (conf_set_all_new_symbols(def_default)).
     bool need_set_choice = false;
+    // 6.1 choices: SYMBOL_DEF_USER of the choice. conf_read_simple() sets it on every choice;
+    // sym_calc_choice() clears it when a visible member has no value of its own.
+    bool choice_has_value = true;
 };
 
 inline bool string_valid(Type type, const std::string& s) {
@@ -62,10 +65,11 @@ inline bool string_valid(Type type, const std::string& s) {
 
 class Evaluator {
 public:
-    Evaluator(const Tree& tree, bool old_choices, bool drop_out_of_range)
-        : t_(tree), old_choices_(old_choices), drop_out_of_range_(drop_out_of_range),
-          st_(tree.symbols.size()), prop_tri_(tree.props.size(), Tri::no),
-          priority_(tree.menus.size()) {
+    Evaluator(const Tree& tree, const Dialect& dialect)
+        : t_(tree), old_choices_(dialect.choice_symbols),
+          drop_out_of_range_(dialect.drop_out_of_range),
+          empty_number_default_(dialect.empty_number_default), st_(tree.symbols.size()),
+          prop_tri_(tree.props.size(), Tri::no), priority_(tree.menus.size()) {
         for (int s : {t_.sym_yes, t_.sym_mod, t_.sym_no}) {
             st_[s].valid = true;
             st_[s].val = t_.symbols[s].name;
@@ -85,6 +89,7 @@ private:
     const Tree& t_;
     bool old_choices_;
     bool drop_out_of_range_;
+    bool empty_number_default_;
     std::vector<SymState> st_;
     std::vector<Tri> prop_tri_;
     std::vector<std::vector<int>> priority_; // 6.12 choices: members in priority order
@@ -112,6 +117,9 @@ private:
     Tri eval(int e);
     Tri compare(const Expr& x);
     void calc(int s);
+    void calc_inner(int s); // sym_calc_value() proper; calc() adds the trace
+    void invalidate_all();  // sym_clear_all_valid()
+    std::string trace_name(int s) const;
     void calc_visibility(int s);
     int default_prop(int s);
     int range_prop(int s);
@@ -120,6 +128,7 @@ private:
     int calc_choice(int choice_menu);
     int choice_default(int choice_menu);
     void sub_entries(int menu, std::vector<int>& syms) const;
+    void choice_values(int choice_menu, std::vector<int>& syms) const; // 6.1 P_CHOICE list
     bool menu_visible(int m);
     void note_select(int s, Tri before);
 };

@@ -43,6 +43,121 @@ int Parser::rewrite_m(int e) {
     }
 }
 
+namespace {
+
+bool contains_symbol(const Tree& t, int e, int sym) {
+    // expr_contains_symbol()
+    if (e == none) return false;
+    const Expr& x = t.exprs[e];
+    switch (x.op) {
+    case Op::and_:
+    case Op::or_:
+        return contains_symbol(t, x.left, sym) || contains_symbol(t, x.right, sym);
+    case Op::not_:
+        return contains_symbol(t, x.left, sym);
+    case Op::symbol:
+        return x.left == sym;
+    default:
+        return x.left == sym || x.right == sym;
+    }
+}
+
+bool depends_symbol(const Tree& t, int e, int sym) {
+    // expr_depends_symbol(): `sym`, `sym=y`, `sym=m` or `sym!=n` as a term of an && chain.
+    if (e == none) return false;
+    const Expr& x = t.exprs[e];
+    switch (x.op) {
+    case Op::and_:
+        return depends_symbol(t, x.left, sym) || depends_symbol(t, x.right, sym);
+    case Op::symbol:
+        return x.left == sym;
+    case Op::equal:
+        return x.left == sym && (x.right == t.sym_yes || x.right == t.sym_mod);
+    case Op::unequal:
+        return x.left == sym && x.right == t.sym_no;
+    default:
+        return false;
+    }
+}
+
+bool same_expr(const Tree& t, int a, int b) {
+    if (a == b) return true;
+    if (a == none || b == none) return false;
+    const Expr& x = t.exprs[a];
+    const Expr& y = t.exprs[b];
+    if (x.op != y.op) return false;
+    switch (x.op) {
+    case Op::symbol:
+        return x.left == y.left;
+    case Op::not_:
+        return same_expr(t, x.left, y.left);
+    case Op::and_:
+    case Op::or_:
+        return (same_expr(t, x.left, y.left) && same_expr(t, x.right, y.right)) ||
+               (same_expr(t, x.left, y.right) && same_expr(t, x.right, y.left));
+    default:
+        return x.left == y.left && x.right == y.right;
+    }
+}
+
+void and_terms(const Tree& t, int e, std::vector<int>& out) {
+    if (e == none) return;
+    if (t.exprs[e].op == Op::and_) {
+        and_terms(t, t.exprs[e].left, out);
+        and_terms(t, t.exprs[e].right, out);
+        return;
+    }
+    out.push_back(e);
+}
+
+// menu_finalize()'s "superset" test, on && chains: every term of `base` (the symbol's prompt
+// condition) is also a term of `dep`, e.g. '(sym || Q) && R' when sym depends on R.
+bool superset_of(const Tree& t, int dep, int base) {
+    std::vector<int> have, need;
+    and_terms(t, dep, have);
+    and_terms(t, base, need);
+    for (int n : need) {
+        if (t.exprs[n].op == Op::symbol && t.exprs[n].left == t.sym_yes) continue;
+        bool found = false;
+        for (int h : have)
+            if (same_expr(t, h, n)) {
+                found = true;
+                break;
+            }
+        if (!found) return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void Parser::finalize_entry(std::vector<int>& list, std::size_t i, bool inside_choice) {
+    int c = list[i];
+    bool leaf = tree_.menus[c].children.empty();
+    finalize(c, inside_choice);
+    int s = tree_.menus[c].sym;
+    if (!leaf || s == none) return;
+    // 6.11+ (_menu_finalize(menu, inside_choice)): every entry of a choice is a member, so
+    // none nests under another there.
+    if (inside_choice && !dialect_of(tree_.version_major, tree_.version_minor).choice_symbols)
+        return;
+    // Automatic submenu creation: the consecutive entries after a symbol that depend on it
+    // become its entries (recursively: B after A that depends on A goes under A).
+    int prompt = tree_.menus[c].prompt;
+    int base = prompt != none ? tree_.props[prompt].visible : none;
+    while (i + 1 < list.size()) {
+        int m = list[i + 1];
+        int mp = tree_.menus[m].prompt;
+        int dep = mp != none ? tree_.props[mp].visible : tree_.menus[m].dep;
+        if (!contains_symbol(tree_, dep, s)) break;
+        if (!depends_symbol(tree_, dep, s) && !superset_of(tree_, dep, base)) break;
+        finalize_entry(list, i + 1, false);
+        tree_.menus[m].parent = c;
+        tree_.menus[c].children.push_back(m);
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+}
+
 void Parser::finalize(int parent, bool inside_choice) {
     int psym = tree_.menus[parent].sym;
     bool parent_is_choice = tree_.menus[parent].is_choice;
@@ -87,19 +202,39 @@ void Parser::finalize(int parent, bool inside_choice) {
                 }
             }
         }
-        for (int c : children)
-            finalize(c, parent_is_choice);
+        // Recursively, in list order; an entry with a symbol and no entries of its own takes
+        // the entries after it that depend on it (automatic submenus).
+        std::vector<int> list = children;
+        for (std::size_t i = 0; i < list.size(); ++i)
+            finalize_entry(list, i, parent_is_choice);
+        tree_.menus[parent].children = list;
     } else if (!inside_choice && psym != none) {
         auto& s = tree_.symbols[psym];
         s.dir_dep = tree_.make_or(s.dir_dep, tree_.menus[parent].dep);
     }
-    if (parent_is_choice) {
-        for (int c : children) {
-            int s = tree_.menus[c].sym;
-            if (s == none) continue;
+    // The entries of the (possibly new) list: symbols of a choice become its values; the
+    // entries of an `if` block or of a symbol without a prompt move up into this list, right
+    // after it (and are looked at in turn).
+    auto& list = tree_.menus[parent].children;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        int c = list[i];
+        int s = tree_.menus[c].sym;
+        if (parent_is_choice && s != none && !(tree_.symbols[s].flags & sym_choice_value)) {
             tree_.symbols[s].flags |= sym_choice_value;
-            if (tree_.symbols[s].choice_menu == none) tree_.symbols[s].choice_menu = parent;
+            tree_.symbols[s].choice_menu = parent;
         }
+        int prompt = tree_.menus[c].prompt;
+        if (!tree_.menus[c].children.empty() &&
+            (prompt == none || tree_.props[prompt].text.empty())) {
+            std::vector<int> moved = std::move(tree_.menus[c].children);
+            tree_.menus[c].children.clear();
+            for (int m : moved)
+                tree_.menus[m].parent = parent;
+            list.insert(list.begin() + static_cast<std::ptrdiff_t>(i) + 1, moved.begin(),
+                        moved.end());
+        }
+    }
+    if (parent_is_choice) {
         if (old_choices && !tree_.menus[parent].optional && tree_.menus[parent].prompt != none) {
             // 6.1: a visible non-optional choice cannot be n ('<visibility> && m' reverse dep).
             auto& cs = tree_.symbols[psym];

@@ -97,10 +97,12 @@ struct Menu {
 // only place the Kconfig layer looks at the version (it sits below the kernel layer, so the rule
 // is kept here, in one row per change). Before v6.11 a choice is a symbol of its own (its type
 // from its first member, its value the chosen member); before v6.8 conf_read() forgets an
-// int/hex value outside its range, later releases clamp it (sym_validate_range()).
+// int/hex value outside its range, later releases clamp it (sym_validate_range()); before v6.9
+// an int/hex symbol without a default is empty, later "0"/"0x0" (sym_calc_value()).
 struct Dialect {
     bool choice_symbols = false;
     bool drop_out_of_range = false;
+    bool empty_number_default = false;
 };
 Dialect dialect_of(int major, int minor);
 

@@ -184,6 +184,7 @@ private:
         return current_entry_ == none ? none : tree_.menus[current_entry_].sym;
     }
     void finalize(int menu, bool inside_choice);
+    void finalize_entry(std::vector<int>& list, std::size_t i, bool inside_choice);
     int rewrite_m(int e);
 };
 

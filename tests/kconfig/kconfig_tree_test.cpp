@@ -193,6 +193,41 @@ config BIG
     CHECK(t.value(k, "CONFIG_P16=y\n", "P4") == "n");
 }
 
+TEST_CASE("kconfig: 6.1: entries after a choice value that depend on it are its submenu") {
+    // 6.1 menu_finalize(): automatic submenu creation runs before the choice's values are
+    // collected, so A_WORKAROUND (depends on CPU_A) sits under CPU_A and keeps its own default
+    // (6.1 mips loongson3_defconfig: CPU_LOONGSON3_WORKAROUNDS). From 6.11 every entry of a
+    // choice is a member (and the kernel moved such entries out of their choices).
+    const std::string k = R"K(
+choice
+	prompt "cpu"
+config CPU_A
+	bool "a"
+config A_WORKAROUND
+	bool "a workaround"
+	default y
+	depends on CPU_A
+config A_EXTRA
+	bool "a extra"
+	default y
+	depends on A_WORKAROUND
+config CPU_B
+	bool "b"
+endchoice
+)K";
+    MiniTree t("6.1");
+    CHECK(t.value(k, "", "CPU_A") == "y");
+    CHECK(t.value(k, "", "A_WORKAROUND") == "y");
+    CHECK(t.value(k, "", "A_EXTRA") == "y");
+    CHECK(t.value(k, "", "CPU_B") == "n");
+    CHECK(t.value(k, "CONFIG_CPU_B=y\n", "A_WORKAROUND") == "");
+    CHECK(t.value(k, "CONFIG_A_WORKAROUND=n\n", "A_EXTRA") == "");
+    MiniTree t12("6.12");
+    CHECK(t12.value(k, "", "CPU_A") == "y");
+    CHECK(t12.value(k, "", "A_WORKAROUND") == "n"); // a member, not chosen
+    CHECK(t12.value(k, "", "A_EXTRA") == "");
+}
+
 TEST_CASE("kconfig: int ranges: 6.8+ clamps a user value, 6.1 drops it for the default") {
     const std::string k = R"K(
 config ORDER
@@ -227,6 +262,21 @@ config COUNT
     CHECK(t.value(k, "CONFIG_COUNT=-4\n", "COUNT") == "-4");
 }
 
+TEST_CASE("kconfig: an int/hex without a default: empty before 6.9, 0 / 0x0 since") {
+    const std::string k = R"K(
+config PHYS
+	hex "phys"
+config COUNT
+	int "count"
+)K";
+    MiniTree t61("6.1");
+    CHECK(t61.value(k, "", "PHYS") == ""); // written as CONFIG_PHYS= (6.1 arm rpc_defconfig)
+    CHECK(t61.value(k, "", "COUNT") == "");
+    MiniTree t612("6.12");
+    CHECK(t612.value(k, "", "PHYS") == "0x0");
+    CHECK(t612.value(k, "", "COUNT") == "0");
+}
+
 TEST_CASE("kconfig: comparisons compare numbers as numbers and strings as strings") {
     MiniTree t;
     const std::string k = R"K(
@@ -242,10 +292,22 @@ config SAME
 	def_bool S = "abc"
 config HEXCMP
 	def_bool 0x10 = 16
+config OFFSET
+	hex "offset"
+	default 0x80000000
+config BITS
+	int
+	default 14 if OFFSET=0x40000000
+	default 15 if OFFSET=0x80000000
+	default 16
 )K";
     CHECK(t.value(k, "", "BIGGER") == "y"); // 12 > 9 numerically, "12" < "9" as text
     CHECK(t.value(k, "", "SAME") == "y");
     CHECK(t.value(k, "", "HEXCMP") == "y"); // both constants: strtoll(.., 0) reads 0x10
+    // A hex symbol against a constant: unsigned against signed, compared by the same bits
+    // (expr.c's union; arm ARCH_MMAP_RND_BITS_MAX with PAGE_OFFSET=0x80000000).
+    CHECK(t.value(k, "", "BITS") == "15");
+    CHECK(t.value(k, "CONFIG_OFFSET=0x40000000\n", "BITS") == "14");
 }
 
 TEST_CASE("kconfig: macros: :=, =, +=, user functions, $(filename), $(lineno), $(info)") {
