@@ -15,13 +15,21 @@ def tree_or_fail():
         pytest.skip("kernel tree missing: " + TREE)
 
 
-def test_calc_from_defconfig_and_fragment_uses_kconfig():
+def test_calc_from_defconfig_and_fragment_uses_kconfig(tmp_path):
     tree_or_fail()
     defconfig = os.path.join(TREE, "arch/arm64/configs/defconfig")
-    result = cmalign.calc(configs=[defconfig], sets={"CONFIG_ARM64_16K_PAGES": "y"},
-                          arch="arm64", kernel_tree=TREE)
-    # 16 KiB pages, MAX_ORDER 11 (Kconfig default for 16K): 16 KiB << 11 = 32 MiB.
+    sets = {"CONFIG_ARM64_16K_PAGES": "y", "CONFIG_ARCH_FORCE_MAX_ORDER": "13"}
+    result = cmalign.calc(configs=[defconfig], sets=sets, arch="arm64", kernel_tree=TREE)
+    # 16 KiB pages, MAX_ORDER 11 (Kconfig default for 16K): 16 KiB << 11 = 32 MiB. Upstream
+    # arm64 has no prompt for ARCH_FORCE_MAX_ORDER, so kconfig drops the 13: only an evaluation
+    # of the tree gives 11 (without the tree the value is honoured, with a warning).
+    assert result["max_page_order"] == 11
     assert result["cma_min_alignment_bytes"] == 32 * 1024 * 1024
+    # A copy outside the tree (the tree is found from a -c file's path otherwise).
+    copy = tmp_path / "defconfig"
+    copy.write_text(open(defconfig).read())
+    unevaluated = cmalign.calc(configs=[str(copy)], sets=sets, arch="arm64", kernel_version="6.12")
+    assert unevaluated["max_page_order"] == 13
 
 
 def test_kconfig_shell_is_accepted():
