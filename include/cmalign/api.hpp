@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
-#include "cmalign/core/limits.hpp"
 #include "cmalign/core/exit_code.hpp"
+#include "cmalign/core/limits.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -36,6 +36,13 @@ struct ConfigOptions {
 
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.
 std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagnostics& diags);
+
+// The kernel version `table` is drawn for: --kernel-version, else the version of --kernel-tree,
+// else of the kernel tree the working directory lies in (one note says so), else the newest
+// modelled. A version outside the modelled range is a warning (the nearest rules apply).
+std::optional<KernelVersion> table_version(const std::optional<std::string>& kernel_version,
+                                           const std::optional<std::string>& kernel_tree,
+                                           Diagnostics& diags, const std::string& cwd = ".");
 
 // Where resolve_config_options() looks: the working directory and ARCH of the environment.
 struct ResolveEnvironment {

@@ -207,17 +207,15 @@ json calc_command(Request& r) {
 json table_command(Request& r) {
     auto arch_name = r.string("arch").value_or("arm64");
     auto version_text = r.string("kernel_version");
+    auto tree = r.string("kernel_tree");
     r.finish();
     Diagnostics arch_diags;
     auto arch = arch_option(arch_name, arch_diags);
     if (!arch) fail("table: " + arch_diags.items().front().message);
-    KernelVersion version = kernel::newest_modelled_version();
-    if (version_text) {
-        auto parsed = KernelVersion::parse(*version_text);
-        if (!parsed) fail(fmt::format("table: invalid kernel version '{}'", *version_text));
-        version = *parsed;
-    }
-    return kernel::to_json(kernel::table(*arch, version));
+    Diagnostics diags;
+    auto version = table_version(version_text, tree, diags);
+    if (!version) fail("table: " + diags.items().back().message);
+    return kernel::to_json(kernel::table(*arch, *version));
 }
 
 json config_command(Request& r) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
@@ -41,6 +42,38 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
         return std::nullopt;
     }
     return v;
+}
+
+std::optional<KernelVersion> table_version(const std::optional<std::string>& kernel_version,
+                                           const std::optional<std::string>& kernel_tree,
+                                           Diagnostics& diags, const std::string& cwd) {
+    KernelVersion version = kernel::newest_modelled_version();
+    if (kernel_version) {
+        auto parsed = KernelVersion::parse(*kernel_version);
+        if (!parsed) {
+            diags.error({}, fmt::format("invalid kernel version '{}'", *kernel_version));
+            return std::nullopt;
+        }
+        version = *parsed;
+    } else if (kernel_tree) {
+        auto from_tree = kernel_tree_version(*kernel_tree, diags);
+        if (!from_tree) return std::nullopt;
+        version = *from_tree;
+    } else if (auto found =
+                   find_kernel_tree(std::filesystem::absolute(cwd).lexically_normal().string())) {
+        auto from_tree = kernel_tree_version(*found, diags);
+        if (!from_tree) return std::nullopt;
+        version = *from_tree;
+        diags.note({}, fmt::format("using kernel {} of the tree {} (the working directory lies "
+                                   "in it; not given on the command line)",
+                                   version.str(), *found));
+    }
+    if (version < kernel::oldest_modelled_version() || version > kernel::newest_modelled_version())
+        diags.warning({}, fmt::format("kernel {} is outside the modelled range {}–{}; using the "
+                                      "nearest rules",
+                                      version.str(), kernel::oldest_modelled_version().str(),
+                                      kernel::newest_modelled_version().str()));
+    return version;
 }
 
 std::optional<std::string> kconfig_arch(const ConfigOptions& options,

@@ -47,34 +47,30 @@ void register_table(CLI::App& app, ExitCode& exit_code) {
                                             "(x page block order from 6.16)");
     auto arch = std::make_shared<std::string>("arm64");
     auto version = std::make_shared<std::string>();
+    auto tree = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("text");
     cmd->add_option("--arch", *arch, "architecture (default arm64)");
-    cmd->add_option("--kernel-version", *version, "X.Y[.Z] (default: the newest modelled)");
+    cmd->add_option("--kernel-version", *version,
+                    "X.Y[.Z] (default: the kernel tree's, else the newest modelled)");
+    cmd->add_option("--kernel-tree", *tree,
+                    "kernel source tree whose version to use (default: the one the working "
+                    "directory lies in)");
     cmd->add_option("--format", *format, "text, json or markdown")
         ->check(CLI::IsMember({"text", "json", "markdown"}));
-    cmd->callback([arch, version, format, &exit_code] {
-        Diagnostics arch_diags;
-        auto parsed_arch = arch_option(*arch, arch_diags);
-        if (!parsed_arch) {
-            print_diagnostics(arch_diags);
+    cmd->callback([arch, version, tree, format, &exit_code] {
+        Diagnostics diags;
+        auto parsed_arch = arch_option(*arch, diags);
+        auto nonempty = [](const std::string& s) {
+            return s.empty() ? std::nullopt : std::optional<std::string>(s);
+        };
+        std::optional<KernelVersion> parsed_version;
+        if (parsed_arch) parsed_version = table_version(nonempty(*version), nonempty(*tree), diags);
+        print_diagnostics(diags);
+        if (!parsed_arch || !parsed_version) {
             exit_code = ExitCode::input_error;
             return;
         }
-        KernelVersion v = kernel::newest_modelled_version();
-        if (!version->empty()) {
-            auto parsed = KernelVersion::parse(*version);
-            if (!parsed) {
-                std::cerr << "cmalign: error: invalid kernel version '" << *version << "'\n";
-                exit_code = ExitCode::input_error;
-                return;
-            }
-            v = *parsed;
-        }
-        if (v < kernel::oldest_modelled_version() || v > kernel::newest_modelled_version()) {
-            std::cerr << "cmalign: warning: kernel " << v.str() << " is outside the modelled range "
-                      << kernel::oldest_modelled_version().str() << "–"
-                      << kernel::newest_modelled_version().str() << "; using the nearest rules\n";
-        }
+        KernelVersion v = *parsed_version;
         auto rows = kernel::table(*parsed_arch, v);
         if (*format == "json")
             std::cout << kernel::to_json(rows).dump(2) << '\n';

@@ -1,5 +1,7 @@
 """cmalign.calc() with kernel_tree: Kconfig evaluation fills in what a defconfig leaves unset."""
 import os
+import re
+import subprocess
 
 import pytest
 
@@ -37,3 +39,21 @@ def test_kconfig_shell_is_accepted():
     defconfig = os.path.join(TREE, "arch/arm64/configs/defconfig")
     result = cmalign.calc(configs=[defconfig], arch="arm64", kernel_tree=TREE, kconfig_shell=True)
     assert result["cma_min_alignment_bytes"] == 2 * 1024 * 1024  # 4 KiB << 9
+
+
+def test_table_takes_the_version_of_the_kernel_tree():
+    tree_or_fail()
+    with open(os.path.join(TREE, "Makefile")) as f:
+        fields = dict(re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)$", f.read(), re.M))
+    version = ".".join(fields[k] for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
+    by_tree = cmalign.table(arch="arm64", kernel_tree=TREE)
+    assert by_tree == cmalign.table(arch="arm64", kernel_version=version)
+    # The newest modelled version draws another grid for arm64 (page block order from 6.16).
+    assert by_tree != cmalign.table(arch="arm64")
+    # The command line finds the tree from the working directory and says so.
+    cli = os.environ.get("CMALIGN_CLI", os.path.join(os.path.dirname(__file__), "..", "..", "build", "cmalign"))
+    r = subprocess.run([cli, "table", "--arch", "arm64"], cwd=os.path.join(TREE, "arch"),
+                       capture_output=True, text=True)
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[0] == "CMA alignment for arm64 " + version
+    assert "using kernel " + version + " of the tree " + TREE in r.stderr

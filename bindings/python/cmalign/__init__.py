@@ -127,10 +127,12 @@ def suggest(files=(), target_alignment=None, configs=(), sets=None, arch=None,
                 kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None, include_dirs=list(include_dirs), defines=defines, limits=limits)
 
 
-def table(arch="arm64", kernel_version=None):
+def table(arch="arm64", kernel_version=None, kernel_tree=None):
     """The what-if grid (``{"rows": [...]}``): page sizes x HugeTLB/THP x max order (x page block
-    order from 6.16) with the CMA alignment of each."""
-    return _run("table", arch=arch, kernel_version=kernel_version)
+    order from 6.16) with the CMA alignment of each. The version: ``kernel_version``, else the
+    ``kernel_tree``'s (or that of the tree the working directory lies in), else the newest
+    modelled."""
+    return _run("table", arch=arch, kernel_version=kernel_version, kernel_tree=kernel_tree)
 
 
 def config(configs=(), sets=None, arch=None, kernel_version=None, kernel_tree=None, kconfig_shell=False, limits=None):

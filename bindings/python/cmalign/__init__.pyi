@@ -44,7 +44,8 @@ def suggest(files: Sequence[_Path] = ..., target_alignment: Union[int, str, None
             defines: Optional[Mapping[str, Optional[_Value]]] = ...,
         kconfig_shell: bool = ...,
         limits: Optional[Mapping[str, Union[int, str]]] = ...) -> _Json: ...
-def table(arch: str = ..., kernel_version: Optional[str] = ...) -> _Json: ...
+def table(arch: str = ..., kernel_version: Optional[str] = ...,
+          kernel_tree: Optional[_Path] = ...) -> _Json: ...
 def config(configs: Sequence[_Path] = ..., sets: Optional[Mapping[str, _Value]] = ...,
            arch: Optional[str] = ..., kernel_version: Optional[str] = ...,
            kernel_tree: Optional[_Path] = ...,
