@@ -9,7 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     cmalign::Diagnostics diags;
-    auto tree = cmalign::dt::parse_dtb(std::span<const std::uint8_t>(data, size), "fuzz.dtb", diags);
+    auto tree =
+        cmalign::dt::parse_dtb(std::span<const std::uint8_t>(data, size), "fuzz.dtb", diags);
     if (!tree) return 0;
     static const auto model = cmalign::fuzz::arm64_16k_model();
     auto reservations = cmalign::reserved::read(*tree);

@@ -27,7 +27,8 @@ std::optional<cmalign::fix::Plan> plan_for(const std::string& path, cmalign::dt:
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);
     auto paths = cmalign::fuzz::write_parts(input, 1);
-    const std::uint64_t alignment = cmalign::fuzz::arm64_16k_model().cma_min_alignment_bytes.value();
+    const std::uint64_t alignment =
+        cmalign::fuzz::arm64_16k_model().cma_min_alignment_bytes.value();
     cmalign::dt::FileCache cache;
     auto plan = plan_for(paths.front(), cache, alignment);
     if (!plan || plan->edits.empty()) return 0;

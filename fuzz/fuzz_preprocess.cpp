@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto out = cmalign::dt::preprocess(paths.front(), options, cache, diags);
     if (!out) return 0;
     // Property: every output byte maps back to a place in some input file.
-    for (std::size_t i = 0; i < out->text.size(); i += 97) (void)out->locate(i);
+    for (std::size_t i = 0; i < out->text.size(); i += 97)
+        (void)out->locate(i);
     return 0;
 }

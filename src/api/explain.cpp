@@ -275,11 +275,11 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
 
     // Why, in words: the log's outcome next to check's verdict for this version.
     const auto& model = *out.model;
-    std::string kernel = fmt::format("v{} ({} pages, CMA alignment {})", out.version->str(),
-                                     format_size(model.page_size, ByteUnit::bytes),
-                                     model.cma_min_alignment_bytes
-                                         ? format_size(*model.cma_min_alignment_bytes, ByteUnit::bytes)
-                                         : std::string("decided at boot"));
+    std::string kernel = fmt::format(
+        "v{} ({} pages, CMA alignment {})", out.version->str(),
+        format_size(model.page_size, ByteUnit::bytes),
+        model.cma_min_alignment_bytes ? format_size(*model.cma_min_alignment_bytes, ByteUnit::bytes)
+                                      : std::string("decided at boot"));
     std::optional<report::SweepMatrix> by_page_size;
     for (auto& n : out.nodes) {
         bool check_rejects = n.finding && n.finding->severity == Severity::error;
@@ -308,11 +308,12 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                 if (m.pools[p].node != n.node) continue;
                 for (std::size_t c = 0; c < m.columns.size(); ++c)
                     if (m.cells[p][c] == report::PoolState::rejected)
-                        would += fmt::format(
-                            "{}{} pages (CMA alignment {})", would.empty() ? "" : ", ",
-                            format_size(m.columns[c].page_size, ByteUnit::bytes),
-                            m.columns[c].alignment ? format_size(*m.columns[c].alignment, ByteUnit::bytes)
-                                                   : std::string("decided at boot"));
+                        would +=
+                            fmt::format("{}{} pages (CMA alignment {})", would.empty() ? "" : ", ",
+                                        format_size(m.columns[c].page_size, ByteUnit::bytes),
+                                        m.columns[c].alignment
+                                            ? format_size(*m.columns[c].alignment, ByteUnit::bytes)
+                                            : std::string("decided at boot"));
             }
             n.message = fmt::format(
                 "the log shows the pool {}, but check finds nothing wrong with it for {}: the "

@@ -75,8 +75,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
                           fmt::format("CONFIG_PCP_BATCH_SCALE_MAX={} is outside its Kconfig range "
                                       "0–6; make olddefconfig resets it to the default 5",
                                       *scale));
-        else if (calc::rules::find(calc::rules::Topic::pcp_batch_scale_max, m.version).variant ==
-                 1)
+        else if (calc::rules::find(calc::rules::Topic::pcp_batch_scale_max, m.version).variant == 1)
             notes_assumed.push_back("CONFIG_PCP_BATCH_SCALE_MAX not in the configuration: "
                                     "assumed 5 (mm/Kconfig default)");
         else

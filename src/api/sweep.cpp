@@ -258,8 +258,8 @@ ExitCode SweepSuggestOutcome::exit_code() const {
 }
 
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec) {
-    return run_cells<SweepSuggestOutcome>(request, spec,
-                                          [](SuggestRequest& single) { return run_suggest(single); });
+    return run_cells<SweepSuggestOutcome>(
+        request, spec, [](SuggestRequest& single) { return run_suggest(single); });
 }
 
 nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {

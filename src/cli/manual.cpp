@@ -20,10 +20,11 @@ struct ExitCodeText {
 };
 constexpr ExitCodeText exit_codes[] = {
     {to_int(ExitCode::clean), "no error-level finding (check), nothing left to fix (fix)"},
-    {to_int(ExitCode::findings), "at least one error-level finding (or a warning with --werror); fix: edits "
-                    "shown but not applied, or a pool fix cannot repair"},
+    {to_int(ExitCode::findings),
+     "at least one error-level finding (or a warning with --werror); fix: edits "
+     "shown but not applied, or a pool fix cannot repair"},
     {to_int(ExitCode::input_error), "usage error, unreadable or unparsable input, contradictory "
-                       "configuration"},
+                                    "configuration"},
 };
 
 struct Example {

@@ -185,7 +185,8 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     std::optional<Suggestion> vendor_max_order;
     if (mo && mo->symbol) {
         const auto* current = config.find(mo->symbol);
-        const auto* definition = kernel::rules::find(kernel::rules::max_order_definitions(), version);
+        const auto* definition =
+            kernel::rules::find(kernel::rules::max_order_definitions(), version);
         bool exclusive = definition && definition->exclusive;
         int raw_now = base->max_page_order + (exclusive ? 1 : 0);
         if (current)

@@ -12,7 +12,6 @@ namespace cmalign::kernel {
 
 using nlohmann::json;
 
-
 json to_json(const Model& m) {
     json j;
     j["kernel_version"] = m.version.str();
@@ -29,10 +28,14 @@ json to_json(const Model& m) {
     for (const auto& s : m.derivation) {
         json inputs = json::array();
         for (const auto& in : s.inputs) {
-            inputs.push_back({{"symbol", in.symbol},
-                              {"value", in.value},
-                              {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
-                              {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)}});
+            inputs.push_back(
+                {{"symbol", in.symbol},
+                 {"value", in.value},
+                 {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
+                 {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)},
+                 // Kconfig's reason when the tree's Kconfig gave the value (file and
+                 // line are then the Kconfig line); null when an input set it.
+                 {"decided_by", in.decided_by.empty() ? json(nullptr) : json(in.decided_by)}});
         }
         steps.push_back({{"quantity", s.quantity},
                          {"value", s.value ? json(*s.value) : json(nullptr)},
@@ -76,7 +79,8 @@ namespace {
 std::string value_text(const Step& s) {
     if (!s.value) return "decided at boot";
     if (s.quantity == "page_size" || s.quantity == "cma_min_alignment_bytes")
-        return fmt::format("{} ({})", *s.value, format_size(static_cast<std::uint64_t>(*s.value), ByteUnit::bytes));
+        return fmt::format("{} ({})", *s.value,
+                           format_size(static_cast<std::uint64_t>(*s.value), ByteUnit::bytes));
     if (s.quantity == "hugetlb" || s.quantity == "thp") return *s.value ? "yes" : "no";
     return std::to_string(*s.value);
 }
@@ -92,7 +96,8 @@ std::string input_text(const StepInput& in) {
 }
 
 std::string alignment_text(const std::optional<std::uint64_t>& a) {
-    return a ? fmt::format("{} ({:#x}, {})", *a, *a, format_size(*a, ByteUnit::bytes)) : "decided at boot";
+    return a ? fmt::format("{} ({:#x}, {})", *a, *a, format_size(*a, ByteUnit::bytes))
+             : "decided at boot";
 }
 
 std::string pageblock_text(const std::optional<int>& order,
@@ -107,8 +112,8 @@ std::string pageblock_text(const std::optional<int>& order,
 std::string render_text(const Model& m) {
     std::string out;
     out += fmt::format("kernel {} {}\n", to_string(m.arch), m.version.str());
-    out +=
-        fmt::format("  page size:               {} ({})\n", m.page_size, format_size(m.page_size, ByteUnit::bytes));
+    out += fmt::format("  page size:               {} ({})\n", m.page_size,
+                       format_size(m.page_size, ByteUnit::bytes));
     out += fmt::format("  max page order:          {} (inclusive)\n", m.max_page_order);
     out += fmt::format("  pageblock_order:         {}\n",
                        pageblock_text(m.pageblock_order, m.pageblock_order_range));
@@ -148,7 +153,9 @@ Cells cells(const TableRow& r) {
     c.huge = r.hugetlb ? "HugeTLB" : r.thp ? "THP only" : "neither";
     c.block_option = r.page_block_max_order ? std::to_string(*r.page_block_max_order) : "-";
     c.pageblock = pageblock_text(r.pageblock_order, r.pageblock_order_range);
-    c.alignment = r.cma_min_alignment_bytes ? format_size(*r.cma_min_alignment_bytes, ByteUnit::bytes) : "at boot";
+    c.alignment = r.cma_min_alignment_bytes
+                      ? format_size(*r.cma_min_alignment_bytes, ByteUnit::bytes)
+                      : "at boot";
     return c;
 }
 

@@ -10,8 +10,8 @@
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 #include "cmalign/run_fix.hpp"
+#include "cmalign/run_inputs.hpp"
 #include "support/fix.hpp"
 
 using namespace fix_test;

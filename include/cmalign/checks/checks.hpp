@@ -3,9 +3,10 @@
 // Modelled on dtc's checks.c: each check is a named entry {name, default severity, description,
 // function, prerequisite} declared next to its function (src/checks/{format,cma,placement,
 // cmdline}.cpp); src/checks/registry.cpp lists them in the order they run. `-W name` /
-// `-Wno-name` / `-E name` / `-Eno-name` enable, disable and promote them as dtc does. Every finding says what the kernel at hand will print and do, and carries a FixHint
-// when there is a mechanical fix. Only what the kernel rejects (a pool lost, a node ignored) is an
-// error; doubtful or cosmetic things are warnings or notes.
+// `-Wno-name` / `-E name` / `-Eno-name` enable, disable and promote them as dtc does. Every finding
+// says what the kernel at hand will print and do, and carries a FixHint when there is a mechanical
+// fix. Only what the kernel rejects (a pool lost, a node ignored) is an error; doubtful or cosmetic
+// things are warnings or notes.
 #pragma once
 
 #include <optional>
