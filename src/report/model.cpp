@@ -28,14 +28,12 @@ json to_json(const Model& m) {
     for (const auto& s : m.derivation) {
         json inputs = json::array();
         for (const auto& in : s.inputs) {
-            inputs.push_back(
-                {{"symbol", in.symbol},
-                 {"value", in.value},
-                 {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
-                 {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)},
-                 // Kconfig's reason when the tree's Kconfig gave the value (file and
-                 // line are then the Kconfig line); null when an input set it.
-                 {"decided_by", in.decided_by.empty() ? json(nullptr) : json(in.decided_by)}});
+            inputs.push_back({{"symbol", in.symbol},
+                              {"value", in.value},
+                              {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
+                              // The contract fixes these four keys; Kconfig's reason (decided_by)
+                              // is in the text rendering only.
+                              {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)}});
         }
         steps.push_back({{"quantity", s.quantity},
                          {"value", s.value ? json(*s.value) : json(nullptr)},
