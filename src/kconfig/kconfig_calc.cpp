@@ -146,18 +146,10 @@ void Evaluator::calc_visibility(int s) {
     st.implied = sym.implied == none ? Tri::no : bool_fix(eval(sym.implied));
 }
 
-int Evaluator::default_prop(int s) {
+int Evaluator::first_visible_prop(int s, PropKind kind) {
+    // sym_get_default_prop() / sym_get_range_prop(): the first one whose condition holds.
     for (int p : t_.symbols[s].props) {
-        if (t_.props[p].kind != PropKind::default_) continue;
-        prop_tri_[p] = eval(t_.props[p].visible);
-        if (prop_tri_[p] != Tri::no) return p;
-    }
-    return none;
-}
-
-int Evaluator::range_prop(int s) {
-    for (int p : t_.symbols[s].props) {
-        if (t_.props[p].kind != PropKind::range) continue;
+        if (t_.props[p].kind != kind) continue;
         prop_tri_[p] = eval(t_.props[p].visible);
         if (prop_tri_[p] != Tri::no) return p;
     }
@@ -169,7 +161,7 @@ void Evaluator::validate_range(int s) {
     Type type = t_.symbols[s].type;
     int base = type == Type::integer ? 10 : type == Type::hex ? 16 : 0;
     if (!base) return;
-    int p = range_prop(s);
+    int p = first_visible_prop(s, PropKind::range);
     if (p == none) return;
     long long val = std::strtoll(st_[s].val.c_str(), nullptr, base);
     int range_sym = t_.props[p].target;
@@ -191,7 +183,7 @@ bool Evaluator::within_range(int s, const std::string& v) {
     Type type = t_.symbols[s].type;
     if (type == Type::string) return true;
     if (!string_valid(type, v)) return false;
-    int p = range_prop(s);
+    int p = first_visible_prop(s, PropKind::range);
     if (p == none) return true;
     int base = type == Type::integer ? 10 : 16;
     auto range_val = [&](int r) {
@@ -319,7 +311,7 @@ void Evaluator::note_select(int s, Tri before) {
 // stderr: the order in which symbols are computed decides values in dependency cycles, and a
 // trace lines up with one from a conf built with the same two printf()s.
 namespace {
-int trace_depth = 0;
+thread_local int trace_depth = 0; // boards are checked on several threads
 const bool trace_calc = std::getenv("CMALIGN_KCONFIG_TRACE_CALC") != nullptr;
 } // namespace
 
@@ -404,7 +396,7 @@ void Evaluator::calc_inner(int s) {
             if (!user) {
                 if (st.rev != Tri::no) st.write = true;
                 if (!is_choice) {
-                    int p = default_prop(s);
+                    int p = first_visible_prop(s, PropKind::default_);
                     if (p != none) {
                         newtri = tri_and(eval(t_.props[p].expr), prop_tri_[p]);
                         if (newtri != Tri::no) {
@@ -446,7 +438,7 @@ void Evaluator::calc_inner(int s) {
             newval = st.user_val;
             break;
         }
-        int p = default_prop(s);
+        int p = first_visible_prop(s, PropKind::default_);
         if (p != none) {
             const Expr& x = t_.exprs[t_.props[p].expr];
             if (x.op == Op::symbol) {
@@ -524,14 +516,14 @@ void Evaluator::calc_all() {
         if (dropped) invalidate_all();
     }
     if (old_choices_) {
-        // `make <name>_defconfig` (6.1 conf.c conf_set_all_new_symbols(def_default)): after
-        // conf_read(), the choices the inputs leave open are computed first, in the order of
-        // the symbol hash table: the anonymous choice symbols share bucket 0, newest first.
-        // What they pull in on the way (selects of the chosen System type, say) is computed
-        // then, before anything that depends on the choice in menu order.
-        // conf_read() computes every symbol once: that decides which choices keep the value
-        // conf_read_simple() gave them (all visible members set by the inputs). Then
-        // sym_clear_all_valid() forgets what was computed, MODULES first.
+        // 6.1 `make <name>_defconfig`. conf_read() computes every symbol once: that decides
+        // which choices keep the value conf_read_simple() gave them (all visible members set
+        // by the inputs). Then conf_set_all_new_symbols(def_default): sym_clear_all_valid()
+        // forgets what was computed (MODULES first), and the choices left without a value are
+        // computed first, in the order of the symbol hash table (the anonymous choice symbols
+        // share bucket 0, newest first). What they pull in on the way (selects of the chosen
+        // System type, say) is computed then, before anything that depends on the choice in
+        // menu order.
         for (std::size_t s = 0; s < st_.size(); ++s)
             calc(static_cast<int>(s));
         invalidate_all();

@@ -121,8 +121,7 @@ private:
     void invalidate_all();  // sym_clear_all_valid()
     std::string trace_name(int s) const;
     void calc_visibility(int s);
-    int default_prop(int s);
-    int range_prop(int s);
+    int first_visible_prop(int s, PropKind kind);
     void validate_range(int s);
     bool within_range(int s, const std::string& v);
     int calc_choice(int choice_menu);
