@@ -49,6 +49,10 @@ char* cmalign_pcp_json(const char* request, char** error);
 char* cmalign_heap_json(const char* request, char** error);
 /* keys: log, board (both required), include_dirs, defines, bootargs, and calc's keys */
 char* cmalign_explain_json(const char* request, char** error);
+/* keys: board, kernel (both required), qemu, timeout (seconds), save_log, save_dtb, overlays,
+ * include_dirs, defines, bootargs, and calc's keys; result: the `boot-check --format json`
+ * object (a boot that failed is an answer: its "errors" and "log_tail" say why) */
+char* cmalign_boot_check_json(const char* request, char** error);
 
 /* Any command by name ("calc", "check", ...), including ones newer than this header's
  * functions; an unknown name is an error. */

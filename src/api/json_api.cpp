@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/boot_check.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/dt/write.hpp"
@@ -391,6 +392,28 @@ json explain_command(Request& r) {
     return explain_json(outcome);
 }
 
+json boot_check_command(Request& r) {
+    BootCheckRequest request;
+    auto board = r.string("board");
+    auto kernel = r.string("kernel");
+    request.config = r.config();
+    request.tree = r.tree();
+    request.tree.overlays = r.strings("overlays");
+    request.checks.bootargs = r.string("bootargs");
+    request.qemu = r.string("qemu");
+    if (r.has("timeout")) request.timeout_seconds = r.count("timeout");
+    request.save_log = r.string("save_log");
+    request.save_dtb = r.string("save_dtb");
+    r.finish();
+    if (!board || !kernel) fail("boot_check: 'board' and 'kernel' are required");
+    request.board = *board;
+    request.kernel_image = *kernel;
+    auto outcome = run_boot_check(request);
+    // A boot that did not happen is still an answer (errors, log_tail): only unreadable input
+    // raises.
+    return boot_check_json(outcome);
+}
+
 // Adding a command: one function above and one row here (then one line in the C API and one
 // small function in the Python package).
 struct Command {
@@ -401,7 +424,7 @@ constexpr Command commands[] = {
     {"calc", calc_command},       {"table", table_command}, {"config", config_command},
     {"check", check_command},     {"tree", tree_command},   {"fix", fix_command},
     {"suggest", suggest_command}, {"pcp", pcp_command},     {"heap", heap_command},
-    {"explain", explain_command},
+    {"explain", explain_command}, {"boot_check", boot_check_command},
 };
 
 } // namespace

@@ -69,6 +69,7 @@ CMALIGN_C_COMMAND(tree)
 CMALIGN_C_COMMAND(pcp)
 CMALIGN_C_COMMAND(heap)
 CMALIGN_C_COMMAND(explain)
+CMALIGN_C_COMMAND(boot_check)
 #undef CMALIGN_C_COMMAND
 
 char* cmalign_run_json(const char* command, const char* request, char** error) {

@@ -33,6 +33,7 @@ void register_pcp(CLI::App& app, ExitCode& exit_code);
 void register_heap(CLI::App& app, ExitCode& exit_code);
 void register_map(CLI::App& app, ExitCode& exit_code);
 void register_explain(CLI::App& app, ExitCode& exit_code);
+void register_boot_check(CLI::App& app, ExitCode& exit_code);
 
 // --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
 // generators (manual.cpp). Call after every command is registered.

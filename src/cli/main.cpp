@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     cmalign::cli::register_heap(app, exit_code);
     cmalign::cli::register_map(app, exit_code);
     cmalign::cli::register_explain(app, exit_code);
+    cmalign::cli::register_boot_check(app, exit_code);
     cmalign::cli::add_manual(app);
 
     try {

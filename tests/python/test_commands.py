@@ -17,7 +17,8 @@ CLI = os.environ.get("CMALIGN_CLI")
 SEED = ROOT / "examples/boards/upstream-commit-example.dts"  # shared/testdata/seed-example.dts
 REPO = ROOT / "examples/board-repo"
 SIXTEEN_K = dict(sets={"CONFIG_ARM64_16K_PAGES": "y"}, arch="arm64", kernel_version="6.16")
-COMMANDS = ["calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap", "explain"]
+COMMANDS = ["calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap", "explain",
+            "boot_check"]
 
 
 def cli_json(*args, ok=(0, 1)):

@@ -15,7 +15,7 @@ import re as _re
 from . import _cmalign
 
 __all__ = ["Error", "calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap",
-           "explain", "__version__"]
+           "explain", "boot_check", "__version__"]
 
 __version__ = _cmalign.__version__
 
@@ -192,3 +192,17 @@ def explain(log, board, configs=(), sets=None, arch=None, kernel_version=None, k
     return _run("explain", log=log, board=board, configs=list(configs), sets=sets, arch=arch,
                 kernel_version=kernel_version, kernel_tree=kernel_tree, kconfig_shell=kconfig_shell or None,
                 include_dirs=list(include_dirs), defines=defines, bootargs=bootargs)
+
+
+def boot_check(board, kernel, configs=(), sets=None, arch=None, kernel_version=None,
+               kernel_tree=None, include_dirs=(), defines=None, overlays=(), bootargs=None,
+               qemu=None, timeout=None, save_log=None, save_dtb=None, kconfig_shell=False):
+    """Boots ``kernel`` in QEMU's virt machine with the board's memory and reservations grafted
+    on, and returns the ``cmalign boot-check`` object: per reservation what that kernel did
+    (``kernel``, ``kernel_lost``, ``kernel_log``) next to check's verdict (``check``,
+    ``findings``, ``agree``); a boot that did not happen has ``errors`` and ``log_tail``."""
+    return _run("boot_check", board=board, kernel=kernel, configs=list(configs), sets=sets,
+                arch=arch, kernel_version=kernel_version, kernel_tree=kernel_tree,
+                include_dirs=list(include_dirs), defines=defines, overlays=list(overlays),
+                bootargs=bootargs, qemu=qemu, timeout=timeout, save_log=save_log,
+                save_dtb=save_dtb, kconfig_shell=kconfig_shell or None)

@@ -76,3 +76,12 @@ def explain(log: _Path, board: _Path, configs: Sequence[_Path] = ...,
             defines: Optional[Mapping[str, Optional[_Value]]] = ...,
             bootargs: Optional[str] = ...,
         kconfig_shell: bool = ...) -> _Json: ...
+def boot_check(board: _Path, kernel: _Path, configs: Sequence[_Path] = ...,
+               sets: Optional[Mapping[str, _Value]] = ..., arch: Optional[str] = ...,
+               kernel_version: Optional[str] = ..., kernel_tree: Optional[_Path] = ...,
+               include_dirs: Sequence[_Path] = ...,
+               defines: Optional[Mapping[str, Optional[_Value]]] = ...,
+               overlays: Sequence[_Path] = ..., bootargs: Optional[str] = ...,
+               qemu: Optional[str] = ..., timeout: Optional[int] = ...,
+               save_log: Optional[_Path] = ..., save_dtb: Optional[_Path] = ...,
+               kconfig_shell: bool = ...) -> _Json: ...

@@ -1,0 +1,408 @@
+// boot-check: the board booted on the kernel itself, in QEMU, next to check's prediction.
+#include "cmalign/boot_check.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cmalign/boot/qemu.hpp"
+#include "cmalign/core/size.hpp"
+#include "cmalign/report/report.hpp"
+#include "cmalign/reserved/regions.hpp"
+#include "cmalign/run_inputs.hpp"
+
+namespace cmalign {
+
+namespace fs = std::filesystem;
+
+std::size_t BootCheckOutcome::disagreements() const {
+    return static_cast<std::size_t>(std::count_if(reservations.begin(), reservations.end(),
+                                                  [](const auto& r) { return !r.agree; }));
+}
+
+ExitCode BootCheckOutcome::exit_code() const {
+    if (!errors.empty()) return ExitCode::input_error;
+    for (const auto& r : reservations)
+        if (r.kernel_lost) return ExitCode::findings;
+    return ExitCode::clean;
+}
+
+namespace {
+
+// A private directory for the pieces QEMU loads; removed when the run ends.
+class WorkDir {
+public:
+    WorkDir() {
+        auto pattern = (fs::temp_directory_path() / "cmalign-boot-XXXXXX").string();
+        if (mkdtemp(pattern.data())) path_ = pattern;
+    }
+    ~WorkDir() {
+        std::error_code ec;
+        if (!path_.empty()) fs::remove_all(path_, ec);
+    }
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+private:
+    std::string path_;
+};
+
+bool write_file(const std::string& path, const void* data, std::size_t size) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    return static_cast<bool>(out);
+}
+
+std::vector<std::string> last_lines(const std::string& text, std::size_t count) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(line);
+    }
+    if (lines.size() > count) lines.erase(lines.begin(), lines.end() - static_cast<long>(count));
+    return lines;
+}
+
+// Debian installs /boot/vmlinuz-VERSION beside /boot/config-VERSION; scripts/kernel-images keeps
+// `vmlinuz` beside `config`.
+std::optional<std::string> config_beside(const std::string& image) {
+    fs::path p(image);
+    auto name = p.filename().string();
+    std::vector<fs::path> candidates;
+    for (const char* prefix : {"vmlinuz-", "vmlinux-", "Image-", "zImage-"})
+        if (name.rfind(prefix, 0) == 0)
+            candidates.push_back(p.parent_path() / ("config-" + name.substr(std::string(prefix).size())));
+    candidates.push_back(p.parent_path() / "config");
+    for (const auto& c : candidates) {
+        std::error_code ec;
+        if (fs::is_regular_file(c, ec)) return c.string();
+    }
+    return std::nullopt;
+}
+
+Diagnostic error_at(const std::string& file, std::string message) {
+    return {Severity::error, {file, 0, 0}, "", std::move(message), "", "", {}};
+}
+
+bool lost(NodeOutcome o) { return o == NodeOutcome::rejected || o == NodeOutcome::failed; }
+
+} // namespace
+
+BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
+    BootCheckOutcome out;
+    Diagnostics diags;
+    auto fail = [&](Diagnostics& d) {
+        for (const auto& item : d.items())
+            if (item.severity == Severity::error) out.errors.push_back(item);
+        if (out.errors.empty()) out.errors.push_back(error_at(request.board, "cannot boot-check"));
+        return out;
+    };
+
+    // The image: arch, page size and (maybe) its own configuration.
+    auto image = boot::read_kernel_image(request.kernel_image, diags);
+    if (!image) return fail(diags);
+    out.qemu = boot::find_qemu(image->arch, request.qemu);
+    if (!out.qemu) {
+        auto name = request.qemu ? request.qemu : boot::qemu_binary_name(image->arch);
+        diags.error({request.kernel_image, 0, 0},
+                    name ? fmt::format("{} kernel image, but no {} to boot it (Debian: "
+                                       "scripts/install-deps --with-qemu)",
+                                       kernel::to_string(image->arch), *name)
+                         : fmt::format("QEMU's virt machine cannot run {} kernels",
+                                       kernel::to_string(image->arch)));
+        return fail(diags);
+    }
+    WorkDir work;
+    if (work.path().empty()) {
+        diags.error({request.board, 0, 0}, "cannot create a temporary directory");
+        return fail(diags);
+    }
+
+    ConfigOptions config = request.config;
+    if (!config.arch) config.arch = kernel::to_string(image->arch);
+    if (!config.config_files.empty()) {
+        out.config_source = "-c";
+    } else if (image->config) {
+        auto file = work.file("ikconfig");
+        write_file(file, image->config->data(), image->config->size());
+        config.config_files.push_back(file);
+        out.config_source = "the image (IKCONFIG)";
+    } else if (auto beside = config_beside(request.kernel_image)) {
+        config.config_files.push_back(*beside);
+        out.config_source = "beside the image";
+        out.notes.push_back(fmt::format("the image embeds no configuration (CONFIG_IKCONFIG): "
+                                        "check uses {} found beside it",
+                                        *beside));
+    } else {
+        diags.error({request.kernel_image, 0, 0},
+                    "the image embeds no configuration (CONFIG_IKCONFIG) and none lies beside it: "
+                    "give the kernel's .config with -c");
+        return fail(diags);
+    }
+    out.config_files = config.config_files;
+
+    // The board as check reads it.
+    dt::FileCache cache;
+    auto pp = preprocess_options(request.tree);
+    auto overlays = load_overlays(request.tree.overlays, pp, cache, diags);
+    if (!overlays) return fail(diags);
+    auto tree = load_board(request.board, pp, cache, diags, {}, *overlays);
+    if (!tree || diags.has_errors()) return fail(diags);
+    auto model = load_model(config, diags);
+    if (!model) return fail(diags);
+    if (image->page_size && model->page_size != image->page_size)
+        out.notes.push_back(fmt::format("the image's header says {} pages, the configuration {}: "
+                                        "the configuration is not this image's",
+                                        format_size(image->page_size, ByteUnit::bytes),
+                                        format_size(model->page_size, ByteUnit::bytes)));
+    auto reservations = reserved::read(*tree, checks::read_options(*model, request.checks.bootargs));
+
+    // The graft, on virt's tree for the RAM size the banks need.
+    boot::GraftOptions graft_options;
+    graft_options.arch = image->arch;
+    graft_options.console = image->arch == kernel::Arch::riscv ? "ttyS0" : "ttyAMA0";
+    graft_options.image_size = image->image_size;
+    graft_options.text_offset = image->text_offset;
+    graft_options.extra_bootargs = request.extra_bootargs;
+    std::string qemu_error;
+    std::uint64_t ram = std::uint64_t{1} << 30;
+    std::optional<boot::Graft> graft;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto virt = boot::dump_virt_dtb(*out.qemu, image->arch, ram, work.path(), qemu_error);
+        if (!virt) {
+            diags.error({*out.qemu, 0, 0},
+                        fmt::format("QEMU could not dump its virt machine's tree: {}", qemu_error));
+            out.log_tail = last_lines(qemu_error, 20);
+            return fail(diags);
+        }
+        graft = boot::graft(*virt, *tree, reservations, graft_options, diags);
+        if (!graft) return fail(diags);
+        if (graft->ram_size == ram) break;
+        ram = graft->ram_size;
+    }
+    out.notes.insert(out.notes.end(), graft->notes.begin(), graft->notes.end());
+    auto dtb_file = work.file("board.dtb");
+    auto stub_file = work.file("entry.bin");
+    auto image_file = work.file("Image");
+    write_file(dtb_file, graft->dtb.data(), graft->dtb.size());
+    write_file(stub_file, graft->stub.data(), graft->stub.size());
+    write_file(image_file, image->bytes.data(), image->bytes.size());
+    if (request.save_dtb) write_file(*request.save_dtb, graft->dtb.data(), graft->dtb.size());
+    image->bytes.clear();
+    image->bytes.shrink_to_fit();
+    out.image = image;
+
+    out.command = boot::boot_command(*out.qemu, image->arch, *graft, image_file, dtb_file, stub_file);
+    auto run = boot::run_process(out.command, request.timeout_seconds, "Kernel panic - not syncing");
+    out.graft = graft;
+    out.graft->dtb.clear();
+    out.boot_seconds = run.seconds;
+    out.timed_out = run.timed_out;
+    out.log = run.output;
+    out.reached_panic = boot::reached_root_mount_panic(run.output);
+    if (request.save_log) write_file(*request.save_log, run.output.data(), run.output.size());
+    if (!run.started || !out.reached_panic) {
+        out.log_tail = last_lines(run.output, 25);
+        std::string why =
+            !run.started ? fmt::format("could not start {}", *out.qemu)
+            : run.timed_out
+                ? fmt::format("the kernel did not reach the root-mount panic within {} s",
+                              request.timeout_seconds)
+                : fmt::format("QEMU stopped (status {}) before the kernel reached the root-mount "
+                              "panic",
+                              run.exit_status);
+        out.errors.push_back(error_at(request.kernel_image, why));
+        return out;
+    }
+
+    // The log read as explain reads it, with the same board and configuration.
+    auto log_file = work.file("boot.log");
+    write_file(log_file, run.output.data(), run.output.size());
+    ExplainRequest explain;
+    explain.log_path = log_file;
+    explain.board = request.board;
+    explain.config = config;
+    explain.tree = request.tree;
+    explain.checks = request.checks;
+    auto explained = run_explain(explain);
+    if (!explained.errors.empty()) {
+        out.errors = explained.errors;
+        return out;
+    }
+    for (const auto& n : explained.nodes) {
+        BootReservation r;
+        r.node = n.node;
+        r.name = n.name;
+        r.where = n.where;
+        r.kernel = n.outcome;
+        r.log = n.log;
+        r.findings = n.findings;
+        for (const auto& region : reservations.regions)
+            if (region.path == n.node)
+                r.pool = !region.disabled && (region.declared_kind == reserved::Kind::cma ||
+                                              region.declared_kind == reserved::Kind::coherent ||
+                                              region.declared_kind == reserved::Kind::restricted ||
+                                              region.shared_dma_pool);
+        r.kernel_lost = lost(n.outcome) || (r.pool && n.outcome == NodeOutcome::absent);
+        for (const auto& d : n.findings) {
+            if (d.severity == Severity::error) r.check = "error";
+            else if (d.severity == Severity::warning && r.check != "error") r.check = "warning";
+        }
+        bool check_error = r.check == "error";
+        r.agree = check_error == r.kernel_lost;
+        if (!r.agree) {
+            std::string printed;
+            for (const auto& m : n.log)
+                printed += (printed.empty() ? "" : " / ") + m.message;
+            if (printed.empty()) printed = "nothing about it";
+            r.note = check_error
+                         ? fmt::format("check predicts the kernel loses it ({}), but this "
+                                       "kernel printed: {}",
+                                       n.finding ? n.finding->message : std::string("error"), printed)
+                         : fmt::format("this kernel {} it (printed: {}), but check finds no error "
+                                       "for it: the kernel differs from the model (a vendor patch, "
+                                       "or a rule cmalign lacks)",
+                                       r.kernel == NodeOutcome::absent ? "did not create"
+                                                                       : to_string(r.kernel),
+                                       printed);
+        }
+        out.reservations.push_back(std::move(r));
+    }
+    out.explained = std::move(explained);
+    return out;
+}
+
+namespace {
+
+nlohmann::json lines_json(const std::vector<bootlog::Message>& lines) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& m : lines)
+        out.push_back({{"line_number", m.line_number},
+                       {"text", m.message},
+                       {"event", bootlog::to_string(m.event)}});
+    return out;
+}
+
+std::string hex(std::uint64_t v) { return fmt::format("{:#x}", v); }
+
+} // namespace
+
+nlohmann::json boot_check_json(const BootCheckOutcome& o) {
+    nlohmann::json j;
+    nlohmann::json kernel = nullptr;
+    if (o.image)
+        kernel = {{"image", o.image->path},
+                  {"format", o.image->format},
+                  {"arch", kernel::to_string(o.image->arch)},
+                  {"page_size", o.image->page_size ? nlohmann::json(o.image->page_size) : nullptr},
+                  {"banner", o.image->banner ? nlohmann::json(*o.image->banner) : nullptr},
+                  {"embedded_config", o.image->config.has_value()},
+                  {"config_source", o.config_source},
+                  {"config_files", o.config_files}};
+    j["kernel"] = kernel;
+    j["qemu"] = {{"binary", o.qemu ? nlohmann::json(*o.qemu) : nullptr},
+                 {"command", o.command},
+                 {"seconds", o.boot_seconds},
+                 {"timed_out", o.timed_out},
+                 {"reached_root_mount_panic", o.reached_panic}};
+    if (o.graft)
+        j["graft"] = {{"shift", o.graft->shift},
+                      {"ram_base", hex(o.graft->ram_base)},
+                      {"ram_size", o.graft->ram_size},
+                      {"kernel_address", hex(o.graft->kernel_address)},
+                      {"dtb_address", hex(o.graft->dtb_address)},
+                      {"bootargs", o.graft->bootargs}};
+    else
+        j["graft"] = nullptr;
+    nlohmann::json reservations = nlohmann::json::array();
+    for (const auto& r : o.reservations) {
+        nlohmann::json findings = nlohmann::json::array();
+        for (const auto& d : r.findings)
+            findings.push_back(report::to_json(d));
+        reservations.push_back({{"node", r.node},
+                                {"name", r.name},
+                                {"file", r.where.file},
+                                {"line", r.where.line},
+                                {"pool", r.pool},
+                                {"kernel", to_string(r.kernel)},
+                                {"kernel_lost", r.kernel_lost},
+                                {"kernel_log", lines_json(r.log)},
+                                {"check", r.check},
+                                {"findings", findings},
+                                {"agree", r.agree},
+                                {"note", r.note}});
+    }
+    j["reservations"] = reservations;
+    j["disagreements"] = o.disagreements();
+    j["explain"] = o.explained ? explain_json(*o.explained) : nlohmann::json(nullptr);
+    j["notes"] = o.notes;
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& d : o.errors)
+        errors.push_back(report::to_json(d));
+    j["errors"] = errors;
+    j["log_tail"] = o.log_tail;
+    return j;
+}
+
+std::string boot_check_text(const BootCheckOutcome& o) {
+    std::string out;
+    if (o.image) {
+        out += fmt::format("kernel: {} ({}, {}{})\n",
+                           o.image->banner ? *o.image->banner : o.image->path, o.image->format,
+                           kernel::to_string(o.image->arch),
+                           o.image->page_size
+                               ? ", " + format_size(o.image->page_size, ByteUnit::bytes) + " pages"
+                               : std::string());
+        if (!o.config_files.empty())
+            out += fmt::format("configuration: {} ({})\n", fmt::join(o.config_files, ", "),
+                               o.config_source);
+    }
+    if (o.graft)
+        out += fmt::format("booted in QEMU virt ({}) in {:.1f} s: RAM {:#x}+{}, kernel at {:#x}, "
+                           "DTB at {:#x}, bootargs \"{}\"\n",
+                           o.qemu ? *o.qemu : "", o.boot_seconds, o.graft->ram_base,
+                           format_size(o.graft->ram_size, ByteUnit::bytes),
+                           o.graft->kernel_address, o.graft->dtb_address, o.graft->bootargs);
+    std::size_t created = 0, lost_count = 0;
+    for (const auto& r : o.reservations) {
+        out += fmt::format("\n{}  {}{}\n", r.node,
+                           r.where.line ? fmt::format("{}:{}", r.where.file, r.where.line)
+                                        : r.where.file,
+                           r.pool ? "" : "  (not a pool)");
+        std::string kernel_word = r.kernel_lost && r.kernel == NodeOutcome::absent
+                                      ? "not created (the log never names it)"
+                                      : to_string(r.kernel);
+        out += fmt::format("  kernel: {}\n", kernel_word);
+        for (const auto& m : r.log)
+            out += fmt::format("    log {:>5}: {}\n", m.line_number, m.message);
+        if (r.findings.empty())
+            out += "  check:  no finding\n";
+        for (const auto& d : r.findings)
+            out += fmt::format("  check:  {}: {} [{}]\n", to_string(d.severity), d.message, d.check);
+        out += r.agree ? "  agree\n" : fmt::format("  DISAGREE: {}\n", r.note);
+        if (r.pool) (r.kernel_lost ? lost_count : created) += 1;
+    }
+    if (!o.reservations.empty())
+        out += fmt::format("\n{} reservation{}: {} pool{} kept, {} lost by this kernel; check "
+                           "disagrees on {}\n",
+                           o.reservations.size(), o.reservations.size() == 1 ? "" : "s", created,
+                           created == 1 ? "" : "s", lost_count, o.disagreements());
+    for (const auto& n : o.notes)
+        out += "note: " + n + '\n';
+    if (!o.log_tail.empty()) {
+        out += "last lines of the log:\n";
+        for (const auto& l : o.log_tail)
+            out += "  | " + l + '\n';
+    }
+    return out;
+}
+
+} // namespace cmalign

@@ -1,0 +1,350 @@
+// The board's RAM and reservations grafted onto QEMU's virt tree through libfdt.
+#include "cmalign/boot/graft.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cmalign/core/bytes.hpp"
+#include "cmalign/core/size.hpp"
+#include "cmalign/reserved/regions.hpp"
+
+extern "C" {
+#include <libfdt.h>
+}
+
+namespace cmalign::boot {
+
+namespace {
+
+constexpr std::uint64_t one_gib = std::uint64_t{1} << 30;
+constexpr std::uint64_t two_mib = std::uint64_t{2} << 20;
+constexpr std::uint32_t virt_cells = 2; // virt's root #address-cells and #size-cells
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+struct Interval {
+    std::uint64_t begin = 0, end = 0; // [begin, end)
+};
+
+std::vector<std::uint8_t> cells_of(const std::vector<std::uint64_t>& values) {
+    std::vector<std::uint8_t> out(values.size() * 8);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        bytes::put_be32(out.data() + 8 * i, static_cast<std::uint32_t>(values[i] >> 32));
+        bytes::put_be32(out.data() + 8 * i + 4, static_cast<std::uint32_t>(values[i]));
+    }
+    return out;
+}
+
+// A property of `count` values per tuple, each `cells[k]` cells wide, re-encoded with two cells
+// per value; the values at `moved` positions of each tuple get `shift` added. nullopt when the
+// length is not a whole number of tuples (left as written).
+std::optional<std::vector<std::uint8_t>> reencode(const std::vector<std::uint8_t>& value,
+                                                  const std::vector<std::uint32_t>& cells,
+                                                  const std::vector<bool>& moved,
+                                                  std::int64_t shift) {
+    std::size_t tuple = 0;
+    for (auto c : cells)
+        tuple += 4u * c;
+    if (tuple == 0 || value.empty() || value.size() % tuple != 0) return std::nullopt;
+    std::vector<std::uint64_t> numbers;
+    for (std::size_t at = 0; at < value.size();) {
+        for (std::size_t k = 0; k < cells.size(); ++k) {
+            auto v = bytes::be_number(value, at, at + 4u * cells[k]);
+            if (moved[k]) v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + shift);
+            numbers.push_back(v);
+            at += 4u * cells[k];
+        }
+    }
+    return cells_of(numbers);
+}
+
+int set_prop(void* fdt, int node, const std::string& name, const std::vector<std::uint8_t>& v) {
+    return fdt_setprop(fdt, node, name.c_str(), v.data(), static_cast<int>(v.size()));
+}
+
+// Copies `from` (and, verbatim, its subtree) under `parent`; reg/size/alignment/alloc-ranges of
+// `from` itself re-encoded when `reencode_cells`.
+int copy_node(void* fdt, int parent, const dt::Node& from, const reserved::Reservations& r,
+              bool reencode_cells, std::int64_t shift, const std::string& path,
+              std::vector<std::string>& notes) {
+    int node = fdt_add_subnode(fdt, parent, from.name.c_str());
+    if (node < 0) return node;
+    for (const auto& p : from.properties) {
+        // Phandles of the board would collide with virt's; nothing grafted refers to them.
+        if (p.name == "phandle" || p.name == "linux,phandle") continue;
+        std::vector<std::uint8_t> value = p.value;
+        if (reencode_cells) {
+            std::optional<std::vector<std::uint8_t>> re;
+            const std::uint32_t ac = r.address_cells, sc = r.size_cells;
+            if (p.name == "reg" || p.name == "alloc-ranges")
+                re = reencode(p.value, {ac, sc}, {true, false}, shift);
+            else if (p.name == "size")
+                re = reencode(p.value, {sc}, {false}, 0);
+            else if (p.name == "alignment")
+                re = reencode(p.value, {ac}, {false}, 0);
+            if (re)
+                value = std::move(*re);
+            else if (p.name == "reg" || p.name == "alloc-ranges" || p.name == "size" ||
+                     p.name == "alignment")
+                notes.push_back(fmt::format("{}/{}: {} bytes are no whole number of {}/{}-cell "
+                                            "values: grafted as written",
+                                            path, p.name, p.value.size(), ac, sc));
+        }
+        if (int err = set_prop(fdt, node, p.name, value); err < 0) return err;
+    }
+    return node;
+}
+
+int add_cells_prop(void* fdt, int node, const char* name, std::uint32_t v) {
+    return fdt_setprop_u32(fdt, node, name, v);
+}
+
+std::vector<std::uint8_t> arm64_stub(std::uint64_t dtb, std::uint64_t entry) {
+    // ldr x0, =dtb; mov x1, xzr; mov x2, xzr; mov x3, xzr; ldr x4, =entry; br x4
+    // (arch/arm64/booting.rst: x0 = DTB address, x1-x3 = 0, MMU off).
+    auto ldr_literal = [](std::uint32_t rt, std::uint32_t offset) {
+        return 0x58000000u | ((offset / 4) << 5) | rt;
+    };
+    const std::uint32_t code[] = {ldr_literal(0, 24), 0xaa1f03e1, 0xaa1f03e2,
+                                  0xaa1f03e3,         ldr_literal(4, 16), 0xd61f0080};
+    std::vector<std::uint8_t> out;
+    for (auto c : code)
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
+    for (auto v : {dtb, entry})
+        for (int i = 0; i < 8; ++i)
+            out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    return out;
+}
+
+std::string quoted_if_needed(const std::string& key, const std::optional<std::string>& value) {
+    if (!value) return key;
+    if (value->find(' ') != std::string::npos) return key + "=\"" + *value + "\"";
+    return key + "=" + *value;
+}
+
+} // namespace
+
+std::optional<RamWindow> virt_ram_window(kernel::Arch arch) {
+    switch (arch) {
+    case kernel::Arch::arm64:
+        // hw/arm/virt.c: RAM from 1 GiB; we stay well below its 255 GiB top.
+        return RamWindow{one_gib, one_gib + 64 * one_gib};
+    case kernel::Arch::arm:
+        return RamWindow{one_gib, 4 * one_gib};
+    case kernel::Arch::riscv:
+        // hw/riscv/virt.c: RAM from 2 GiB.
+        return RamWindow{2 * one_gib, 2 * one_gib + 64 * one_gib};
+    default:
+        return std::nullopt;
+    }
+}
+
+std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::Tree& board,
+                           const reserved::Reservations& r, const GraftOptions& options,
+                           Diagnostics& diags) {
+    Location at{board.input, 0, 0};
+    auto window = virt_ram_window(options.arch);
+    if (!window) {
+        diags.error(at, fmt::format("boot-check cannot boot {} kernels: QEMU's virt machine is "
+                                    "modelled for arm64, arm and riscv only",
+                                    kernel::to_string(options.arch)));
+        return std::nullopt;
+    }
+    if (options.arch != kernel::Arch::arm64) {
+        diags.error(at, fmt::format("booting {} kernels is not implemented yet (only arm64: the "
+                                    "entry stub that passes the DTB is arm64's)",
+                                    kernel::to_string(options.arch)));
+        return std::nullopt;
+    }
+    if (r.memory.empty()) {
+        diags.error(at, "the board has no /memory bank: nothing to boot in");
+        return std::nullopt;
+    }
+    Graft g;
+    std::uint64_t low = UINT64_MAX, high = 0;
+    for (const auto& m : r.memory) {
+        if (m.range.size == 0) continue;
+        low = std::min(low, m.range.base);
+        high = std::max(high, m.range.base + m.range.size);
+    }
+    if (low == UINT64_MAX) {
+        diags.error(at, "every /memory bank is empty: nothing to boot in");
+        return std::nullopt;
+    }
+    if (low < window->base)
+        g.shift = static_cast<std::int64_t>(round_up(window->base - low, one_gib));
+    else if (high > window->limit)
+        g.shift = -static_cast<std::int64_t>((low - window->base) / one_gib * one_gib);
+    auto moved = [&](std::uint64_t a) {
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) + g.shift);
+    };
+    if (moved(low) < window->base || moved(high) > window->limit) {
+        diags.error(at, fmt::format("the /memory banks span {:#x}..{:#x}, more than QEMU's virt "
+                                    "RAM window {:#x}..{:#x} holds",
+                                    low, high, window->base, window->limit));
+        return std::nullopt;
+    }
+    if (g.shift != 0)
+        g.notes.push_back(fmt::format(
+            "the board's RAM {:#x}..{:#x} lies outside QEMU's virt RAM window ({:#x}..): every "
+            "address (banks, reservations, /memreserve/) is moved by {}{} GiB, which keeps every "
+            "alignment up to 1 GiB; the kernel's lines show the moved addresses",
+            low, high, window->base, g.shift > 0 ? "+" : "-",
+            (g.shift > 0 ? g.shift : -g.shift) / static_cast<std::int64_t>(one_gib)));
+    g.ram_base = window->base;
+    g.ram_size = round_up(moved(high) - window->base, two_mib);
+
+    // Where the kernel may not go: every reservation, as placed.
+    std::vector<Interval> busy;
+    for (const auto& region : r.regions) {
+        for (const auto& t : region.reg)
+            if (t.size) busy.push_back({moved(t.base), moved(t.base) + t.size});
+        for (const auto& t : region.alloc_ranges)
+            if (t.size) busy.push_back({moved(t.base), moved(t.base) + t.size});
+    }
+    for (const auto& m : r.memreserve)
+        if (m.size) busy.push_back({moved(m.address), moved(m.address) + m.size});
+    const std::uint64_t kernel_span = round_up(options.text_offset + options.image_size, two_mib);
+    const std::uint64_t need = kernel_span + two_mib; // then the DTB and the stub
+    std::optional<std::uint64_t> place;
+    std::vector<Interval> banks;
+    for (const auto& m : r.memory)
+        if (m.range.size) banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
+    std::sort(banks.begin(), banks.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
+    for (const auto& b : banks) {
+        std::vector<std::uint64_t> candidates{round_up(b.begin, two_mib)};
+        for (const auto& x : busy)
+            if (x.end > b.begin && x.end < b.end) candidates.push_back(round_up(x.end, two_mib));
+        std::sort(candidates.begin(), candidates.end());
+        for (auto c : candidates) {
+            if (c + need > b.end) continue;
+            bool free = std::none_of(busy.begin(), busy.end(), [&](const Interval& x) {
+                return x.begin < c + need && c < x.end;
+            });
+            if (free) {
+                place = c;
+                break;
+            }
+        }
+        if (place) break;
+    }
+    if (!place) {
+        diags.error(at, fmt::format("no {} of RAM outside every reservation is left for the "
+                                    "kernel image and its DTB",
+                                    format_size(need, ByteUnit::bytes)));
+        return std::nullopt;
+    }
+    g.kernel_address = *place + options.text_offset;
+    g.dtb_address = *place + kernel_span;
+    g.stub_address = g.dtb_address + (std::uint64_t{1} << 20);
+
+    // The tree.
+    std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
+    auto fail = [&](int err, const std::string& what) -> std::optional<Graft> {
+        diags.error(at, fmt::format("grafting onto QEMU's virt tree: {}: {}", what,
+                                    fdt_strerror(err)));
+        return std::nullopt;
+    };
+    void* fdt = buf.data();
+    if (int err = fdt_open_into(virt_dtb.data(), fdt, static_cast<int>(buf.size())); err < 0)
+        return fail(err, "QEMU's tree");
+    // virt's own /memory and /reserved-memory go.
+    for (bool again = true; again;) {
+        again = false;
+        int child;
+        fdt_for_each_subnode(child, fdt, 0) {
+            int len = 0;
+            const char* name = fdt_get_name(fdt, child, &len);
+            const void* type = fdt_getprop(fdt, child, "device_type", &len);
+            bool memory = type && len >= 6 && std::string_view(static_cast<const char*>(type)) == "memory";
+            if (memory || (name && std::string_view(name) == "reserved-memory")) {
+                if (int err = fdt_del_node(fdt, child); err < 0) return fail(err, "removing a node");
+                again = true;
+                break;
+            }
+        }
+    }
+    for (const auto& b : banks) {
+        int node = fdt_add_subnode(fdt, 0, fmt::format("memory@{:x}", b.begin).c_str());
+        if (node < 0) return fail(node, "adding a memory node");
+        if (int err = fdt_setprop_string(fdt, node, "device_type", "memory"); err < 0)
+            return fail(err, "memory device_type");
+        if (int err = set_prop(fdt, node, "reg", cells_of({b.begin, b.end - b.begin})); err < 0)
+            return fail(err, "memory reg");
+    }
+    for (const auto& m : r.memreserve)
+        if (int err = fdt_add_mem_rsv(fdt, moved(m.address), m.size); err < 0)
+            return fail(err, "/memreserve/");
+
+    const bool reencode_cells = r.address_cells != virt_cells || r.size_cells != virt_cells ||
+                                g.shift != 0;
+    if (reencode_cells && (r.address_cells != virt_cells || r.size_cells != virt_cells))
+        g.notes.push_back(fmt::format("the board's root has #address-cells = <{}>, #size-cells = "
+                                      "<{}>; virt's has <2>, <2>: reg, size, alignment and "
+                                      "alloc-ranges under /reserved-memory are re-encoded with "
+                                      "2 cells each (same values)",
+                                      r.address_cells, r.size_cells));
+    if (const dt::Node* rm = board.find(r.reserved_memory_path);
+        rm && r.has_reserved_memory && r.reserved_memory_path == "/reserved-memory") {
+        int node = fdt_add_subnode(fdt, 0, rm->name.c_str());
+        if (node < 0) return fail(node, "adding /reserved-memory");
+        for (const auto& p : rm->properties) {
+            if (p.name == "phandle" || p.name == "linux,phandle") continue;
+            std::vector<std::uint8_t> value = p.value;
+            // The kernel wants /reserved-memory's cells equal to the root's: cells that matched
+            // the board's root match virt's root.
+            if (reencode_cells && p.name == "#address-cells" && p.u32() == r.address_cells)
+                value = {0, 0, 0, virt_cells};
+            if (reencode_cells && p.name == "#size-cells" && p.u32() == r.size_cells)
+                value = {0, 0, 0, virt_cells};
+            if (int err = set_prop(fdt, node, p.name, value); err < 0)
+                return fail(err, "/reserved-memory property " + p.name);
+        }
+        // fdt_add_subnode inserts first: add children in reverse so they keep the board's order
+        // (the kernel inits nodes in tree order, and that order is in the log).
+        for (auto it = rm->children.rbegin(); it != rm->children.rend(); ++it) {
+            std::function<int(int, const dt::Node&, const std::string&, bool)> copy =
+                [&](int parent, const dt::Node& n, const std::string& path, bool top) -> int {
+                int made = copy_node(fdt, parent, n, r, reencode_cells && top, g.shift, path,
+                                     g.notes);
+                if (made < 0) return made;
+                for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
+                    if (int err = copy(made, *c, path + "/" + c->name, false); err < 0) return err;
+                return made;
+            };
+            if (int err = copy(node, *it, r.reserved_memory_path + "/" + it->name, true); err < 0)
+                return fail(err, "copying " + it->name);
+        }
+    }
+
+    // The command line: the console, stop at the root-mount panic, and the board's CMA options.
+    g.bootargs = fmt::format("console={} panic=-1 ignore_loglevel", options.console);
+    if (r.bootargs) {
+        for (const auto& [key, value] : reserved::split_cmdline(*r.bootargs))
+            if (key == "cma" || key == "cma_pernuma" || key == "numa_cma")
+                g.bootargs += " " + quoted_if_needed(key, value);
+        if (g.shift != 0 && r.cma_cmdline && r.cma_cmdline->base)
+            g.notes.push_back("cma= names a base address: it is passed as written, not moved "
+                              "with the banks");
+    }
+    if (!options.extra_bootargs.empty()) g.bootargs += " " + options.extra_bootargs;
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    if (chosen < 0) chosen = fdt_add_subnode(fdt, 0, "chosen");
+    if (chosen < 0) return fail(chosen, "/chosen");
+    if (int err = fdt_setprop_string(fdt, chosen, "bootargs", g.bootargs.c_str()); err < 0)
+        return fail(err, "/chosen/bootargs");
+    if (int err = fdt_pack(fdt); err < 0) return fail(err, "packing");
+    buf.resize(fdt_totalsize(fdt));
+    if (buf.size() >= (std::size_t{1} << 20)) {
+        diags.error(at, "the grafted DTB exceeds 1 MiB");
+        return std::nullopt;
+    }
+    g.dtb = std::move(buf);
+    g.stub = arm64_stub(g.dtb_address, g.kernel_address);
+    (void)add_cells_prop;
+    return g;
+}
+
+} // namespace cmalign::boot
