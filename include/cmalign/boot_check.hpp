@@ -34,14 +34,14 @@ struct BootReservation {
     std::string node;
     std::string name;
     Location where;
-    bool pool = false;        // a pool the kernel should create (CMA, DMA coherent, restricted)
+    bool pool = false; // a pool the kernel should create (CMA, DMA coherent, restricted)
     NodeOutcome kernel = NodeOutcome::absent;
     bool kernel_lost = false; // rejected, failed, or a pool the log never mentions
     std::vector<bootlog::Message> log;
     std::string check = "ok"; // "error", "warning" or "ok": check's worst finding for the node
     std::vector<Diagnostic> findings;
-    bool agree = true;        // check error ⇔ kernel_lost
-    std::string note;         // the disagreement, in words
+    bool agree = true; // check error ⇔ kernel_lost
+    std::string note;  // the disagreement, in words
 };
 
 struct BootCheckOutcome {
@@ -58,7 +58,7 @@ struct BootCheckOutcome {
     std::optional<ExplainOutcome> explained;
     std::vector<BootReservation> reservations;
     std::vector<std::string> notes;
-    std::vector<Diagnostic> errors; // could not boot or read: exit 2
+    std::vector<Diagnostic> errors;    // could not boot or read: exit 2
     std::vector<std::string> log_tail; // the last lines of the log when the boot failed
 
     std::size_t disagreements() const;

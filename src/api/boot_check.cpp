@@ -79,7 +79,8 @@ std::optional<std::string> config_beside(const std::string& image) {
     std::vector<fs::path> candidates;
     for (const char* prefix : {"vmlinuz-", "vmlinux-", "Image-", "zImage-"})
         if (name.rfind(prefix, 0) == 0)
-            candidates.push_back(p.parent_path() / ("config-" + name.substr(std::string(prefix).size())));
+            candidates.push_back(p.parent_path() /
+                                 ("config-" + name.substr(std::string(prefix).size())));
     candidates.push_back(p.parent_path() / "config");
     for (const auto& c : candidates) {
         std::error_code ec;
@@ -92,7 +93,9 @@ Diagnostic error_at(const std::string& file, std::string message) {
     return {Severity::error, {file, 0, 0}, "", std::move(message), "", "", {}};
 }
 
-bool lost(NodeOutcome o) { return o == NodeOutcome::rejected || o == NodeOutcome::failed; }
+bool lost(NodeOutcome o) {
+    return o == NodeOutcome::rejected || o == NodeOutcome::failed;
+}
 
 } // namespace
 
@@ -163,7 +166,8 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
                                         "the configuration is not this image's",
                                         format_size(image->page_size, ByteUnit::bytes),
                                         format_size(model->page_size, ByteUnit::bytes)));
-    auto reservations = reserved::read(*tree, checks::read_options(*model, request.checks.bootargs));
+    auto reservations =
+        reserved::read(*tree, checks::read_options(*model, request.checks.bootargs));
 
     // The graft, on virt's tree for the RAM size the banks need.
     boot::GraftOptions graft_options;
@@ -200,8 +204,10 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     image->bytes.shrink_to_fit();
     out.image = image;
 
-    out.command = boot::boot_command(*out.qemu, image->arch, *graft, image_file, dtb_file, stub_file);
-    auto run = boot::run_process(out.command, request.timeout_seconds, "Kernel panic - not syncing");
+    out.command =
+        boot::boot_command(*out.qemu, image->arch, *graft, image_file, dtb_file, stub_file);
+    auto run =
+        boot::run_process(out.command, request.timeout_seconds, "Kernel panic - not syncing");
     out.graft = graft;
     out.graft->dtb.clear();
     out.boot_seconds = run.seconds;
@@ -253,8 +259,10 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
                                               region.shared_dma_pool);
         r.kernel_lost = lost(n.outcome) || (r.pool && n.outcome == NodeOutcome::absent);
         for (const auto& d : n.findings) {
-            if (d.severity == Severity::error) r.check = "error";
-            else if (d.severity == Severity::warning && r.check != "error") r.check = "warning";
+            if (d.severity == Severity::error)
+                r.check = "error";
+            else if (d.severity == Severity::warning && r.check != "error")
+                r.check = "warning";
         }
         bool check_error = r.check == "error";
         r.agree = check_error == r.kernel_lost;
@@ -263,16 +271,17 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
             for (const auto& m : n.log)
                 printed += (printed.empty() ? "" : " / ") + m.message;
             if (printed.empty()) printed = "nothing about it";
-            r.note = check_error
-                         ? fmt::format("check predicts the kernel loses it ({}), but this "
-                                       "kernel printed: {}",
-                                       n.finding ? n.finding->message : std::string("error"), printed)
-                         : fmt::format("this kernel {} it (printed: {}), but check finds no error "
-                                       "for it: the kernel differs from the model (a vendor patch, "
-                                       "or a rule cmalign lacks)",
-                                       r.kernel == NodeOutcome::absent ? "did not create"
-                                                                       : to_string(r.kernel),
-                                       printed);
+            r.note =
+                check_error
+                    ? fmt::format("check predicts the kernel loses it ({}), but this "
+                                  "kernel printed: {}",
+                                  n.finding ? n.finding->message : std::string("error"), printed)
+                    : fmt::format("this kernel {} it (printed: {}), but check finds no error "
+                                  "for it: the kernel differs from the model (a vendor patch, "
+                                  "or a rule cmalign lacks)",
+                                  r.kernel == NodeOutcome::absent ? "did not create"
+                                                                  : to_string(r.kernel),
+                                  printed);
         }
         out.reservations.push_back(std::move(r));
     }
@@ -291,7 +300,9 @@ nlohmann::json lines_json(const std::vector<bootlog::Message>& lines) {
     return out;
 }
 
-std::string hex(std::uint64_t v) { return fmt::format("{:#x}", v); }
+std::string hex(std::uint64_t v) {
+    return fmt::format("{:#x}", v);
+}
 
 } // namespace
 
@@ -355,11 +366,10 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
 std::string boot_check_text(const BootCheckOutcome& o) {
     std::string out;
     if (o.image) {
-        out += fmt::format("kernel: {} ({}, {}{})\n",
-                           o.image->banner ? *o.image->banner : o.image->path, o.image->format,
-                           kernel::to_string(o.image->arch),
-                           o.image->page_size
-                               ? ", " + format_size(o.image->page_size, ByteUnit::bytes) + " pages"
+        out += fmt::format(
+            "kernel: {} ({}, {}{})\n", o.image->banner ? *o.image->banner : o.image->path,
+            o.image->format, kernel::to_string(o.image->arch),
+            o.image->page_size ? ", " + format_size(o.image->page_size, ByteUnit::bytes) + " pages"
                                : std::string());
         if (!o.config_files.empty())
             out += fmt::format("configuration: {} ({})\n", fmt::join(o.config_files, ", "),
@@ -369,8 +379,8 @@ std::string boot_check_text(const BootCheckOutcome& o) {
         out += fmt::format("booted in QEMU virt ({}) in {:.1f} s: RAM {:#x}+{}, kernel at {:#x}, "
                            "DTB at {:#x}, bootargs \"{}\"\n",
                            o.qemu ? *o.qemu : "", o.boot_seconds, o.graft->ram_base,
-                           format_size(o.graft->ram_size, ByteUnit::bytes),
-                           o.graft->kernel_address, o.graft->dtb_address, o.graft->bootargs);
+                           format_size(o.graft->ram_size, ByteUnit::bytes), o.graft->kernel_address,
+                           o.graft->dtb_address, o.graft->bootargs);
     std::size_t created = 0, lost_count = 0;
     for (const auto& r : o.reservations) {
         out += fmt::format("\n{}  {}{}\n", r.node,
@@ -383,10 +393,10 @@ std::string boot_check_text(const BootCheckOutcome& o) {
         out += fmt::format("  kernel: {}\n", kernel_word);
         for (const auto& m : r.log)
             out += fmt::format("    log {:>5}: {}\n", m.line_number, m.message);
-        if (r.findings.empty())
-            out += "  check:  no finding\n";
+        if (r.findings.empty()) out += "  check:  no finding\n";
         for (const auto& d : r.findings)
-            out += fmt::format("  check:  {}: {} [{}]\n", to_string(d.severity), d.message, d.check);
+            out +=
+                fmt::format("  check:  {}: {} [{}]\n", to_string(d.severity), d.message, d.check);
         out += r.agree ? "  agree\n" : fmt::format("  DISAGREE: {}\n", r.note);
         if (r.pool) (r.kernel_lost ? lost_count : created) += 1;
     }

@@ -21,7 +21,9 @@ constexpr std::uint64_t one_gib = std::uint64_t{1} << 30;
 constexpr std::uint64_t two_mib = std::uint64_t{2} << 20;
 constexpr std::uint32_t virt_cells = 2; // virt's root #address-cells and #size-cells
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) {
+    return (v + a - 1) / a * a;
+}
 
 struct Interval {
     std::uint64_t begin = 0, end = 0; // [begin, end)
@@ -106,7 +108,7 @@ std::vector<std::uint8_t> arm64_stub(std::uint64_t dtb, std::uint64_t entry) {
     auto ldr_literal = [](std::uint32_t rt, std::uint32_t offset) {
         return 0x58000000u | ((offset / 4) << 5) | rt;
     };
-    const std::uint32_t code[] = {ldr_literal(0, 24), 0xaa1f03e1, 0xaa1f03e2,
+    const std::uint32_t code[] = {ldr_literal(0, 24), 0xaa1f03e1,         0xaa1f03e2,
                                   0xaa1f03e3,         ldr_literal(4, 16), 0xd61f0080};
     std::vector<std::uint8_t> out;
     for (auto c : code)
@@ -206,12 +208,16 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     }
     for (const auto& m : r.memreserve)
         if (m.size) busy.push_back({moved(m.address), moved(m.address) + m.size});
+    // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM (hw/arm/virt.c:
+    // for a firmware's use), and refuses to load anything over it.
+    busy.push_back({window->base, window->base + two_mib});
     const std::uint64_t kernel_span = round_up(options.text_offset + options.image_size, two_mib);
     const std::uint64_t need = kernel_span + two_mib; // then the DTB and the stub
     std::optional<std::uint64_t> place;
     std::vector<Interval> banks;
     for (const auto& m : r.memory)
-        if (m.range.size) banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
+        if (m.range.size)
+            banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
     std::sort(banks.begin(), banks.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
     for (const auto& b : banks) {
         std::vector<std::uint64_t> candidates{round_up(b.begin, two_mib)};
@@ -243,8 +249,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     // The tree.
     std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
     auto fail = [&](int err, const std::string& what) -> std::optional<Graft> {
-        diags.error(at, fmt::format("grafting onto QEMU's virt tree: {}: {}", what,
-                                    fdt_strerror(err)));
+        diags.error(at,
+                    fmt::format("grafting onto QEMU's virt tree: {}: {}", what, fdt_strerror(err)));
         return std::nullopt;
     };
     void* fdt = buf.data();
@@ -258,9 +264,11 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
             int len = 0;
             const char* name = fdt_get_name(fdt, child, &len);
             const void* type = fdt_getprop(fdt, child, "device_type", &len);
-            bool memory = type && len >= 6 && std::string_view(static_cast<const char*>(type)) == "memory";
+            bool memory =
+                type && len >= 6 && std::string_view(static_cast<const char*>(type)) == "memory";
             if (memory || (name && std::string_view(name) == "reserved-memory")) {
-                if (int err = fdt_del_node(fdt, child); err < 0) return fail(err, "removing a node");
+                if (int err = fdt_del_node(fdt, child); err < 0)
+                    return fail(err, "removing a node");
                 again = true;
                 break;
             }
@@ -278,8 +286,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         if (int err = fdt_add_mem_rsv(fdt, moved(m.address), m.size); err < 0)
             return fail(err, "/memreserve/");
 
-    const bool reencode_cells = r.address_cells != virt_cells || r.size_cells != virt_cells ||
-                                g.shift != 0;
+    const bool reencode_cells =
+        r.address_cells != virt_cells || r.size_cells != virt_cells || g.shift != 0;
     if (reencode_cells && (r.address_cells != virt_cells || r.size_cells != virt_cells))
         g.notes.push_back(fmt::format("the board's root has #address-cells = <{}>, #size-cells = "
                                       "<{}>; virt's has <2>, <2>: reg, size, alignment and "
@@ -307,8 +315,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         for (auto it = rm->children.rbegin(); it != rm->children.rend(); ++it) {
             std::function<int(int, const dt::Node&, const std::string&, bool)> copy =
                 [&](int parent, const dt::Node& n, const std::string& path, bool top) -> int {
-                int made = copy_node(fdt, parent, n, r, reencode_cells && top, g.shift, path,
-                                     g.notes);
+                int made =
+                    copy_node(fdt, parent, n, r, reencode_cells && top, g.shift, path, g.notes);
                 if (made < 0) return made;
                 for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
                     if (int err = copy(made, *c, path + "/" + c->name, false); err < 0) return err;

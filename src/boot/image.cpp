@@ -29,7 +29,9 @@ std::uint64_t le64(const std::vector<std::uint8_t>& b, std::size_t at) {
            (static_cast<std::uint64_t>(le32(b, at + 4)) << 32);
 }
 
-bool is_gzip(const std::uint8_t* p, std::size_t n) { return n >= 3 && p[0] == 0x1f && p[1] == 0x8b; }
+bool is_gzip(const std::uint8_t* p, std::size_t n) {
+    return n >= 3 && p[0] == 0x1f && p[1] == 0x8b;
+}
 
 // Inflates one gzip member (trailing bytes after it are ignored, as a kernel's are).
 std::optional<std::vector<std::uint8_t>> gunzip(const std::uint8_t* data, std::size_t size) {
@@ -57,7 +59,8 @@ std::optional<std::size_t> find(const std::vector<std::uint8_t>& b, std::string_
                                 std::size_t from = 0) {
     if (from >= b.size()) return std::nullopt;
     auto it = std::search(b.begin() + static_cast<std::ptrdiff_t>(from), b.end(), what.begin(),
-                          what.end(), [](std::uint8_t a, char c) { return a == static_cast<std::uint8_t>(c); });
+                          what.end(),
+                          [](std::uint8_t a, char c) { return a == static_cast<std::uint8_t>(c); });
     if (it == b.end()) return std::nullopt;
     return static_cast<std::size_t>(it - b.begin());
 }
@@ -97,9 +100,12 @@ struct Recognised {
 
 // The header of an uncompressed image.
 std::optional<Recognised> recognise(const std::vector<std::uint8_t>& b) {
-    if (b.size() >= 0x40 && le32(b, 0x38) == 0x644d5241) return Recognised{kernel::Arch::arm64, "arm64 Image"};
-    if (b.size() >= 0x40 && le32(b, 0x38) == 0x05435352) return Recognised{kernel::Arch::riscv, "riscv Image"};
-    if (b.size() >= 0x30 && le32(b, 0x24) == 0x016f2818) return Recognised{kernel::Arch::arm, "arm zImage"};
+    if (b.size() >= 0x40 && le32(b, 0x38) == 0x644d5241)
+        return Recognised{kernel::Arch::arm64, "arm64 Image"};
+    if (b.size() >= 0x40 && le32(b, 0x38) == 0x05435352)
+        return Recognised{kernel::Arch::riscv, "riscv Image"};
+    if (b.size() >= 0x30 && le32(b, 0x24) == 0x016f2818)
+        return Recognised{kernel::Arch::arm, "arm zImage"};
     return std::nullopt;
 }
 

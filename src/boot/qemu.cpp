@@ -157,19 +157,20 @@ std::vector<std::string> boot_command(const std::string& qemu, kernel::Arch arch
     std::vector<std::string> argv{qemu};
     auto machine = virt_machine_args(arch, graft.ram_size);
     argv.insert(argv.end(), machine.begin(), machine.end());
-    argv.insert(argv.end(), {"-display", "none", "-monitor", "none", "-serial", "stdio",
-                             "-no-reboot"});
+    argv.insert(argv.end(),
+                {"-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot"});
     // QEMU's own -kernel would replace the board's /memory with one node for all of RAM
     // (hw/arm/boot.c arm_load_dtb): the generic loader puts the pieces in place instead, and a
     // stub enters the kernel as a boot loader does.
     auto loader = [&](const std::string& file, std::uint64_t addr) {
-        argv.insert(argv.end(), {"-device", fmt::format("loader,file={},addr={:#x},force-raw=on",
-                                                        file, addr)});
+        argv.insert(argv.end(),
+                    {"-device", fmt::format("loader,file={},addr={:#x},force-raw=on", file, addr)});
     };
     loader(image_file, graft.kernel_address);
     loader(dtb_file, graft.dtb_address);
     loader(stub_file, graft.stub_address);
-    argv.insert(argv.end(), {"-device", fmt::format("loader,addr={:#x},cpu-num=0", graft.stub_address)});
+    argv.insert(argv.end(),
+                {"-device", fmt::format("loader,addr={:#x},cpu-num=0", graft.stub_address)});
     return argv;
 }
 

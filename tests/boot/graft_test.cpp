@@ -46,18 +46,18 @@ std::vector<std::uint8_t> fake_virt() {
 dt::Tree board_1_1(std::uint32_t dram) {
     dt::Tree t;
     t.input = "board.dts";
-    t.root = node(
-        "", {cells("#address-cells", {1}), cells("#size-cells", {1})},
-        {node("memory@0", {str("device_type", {"memory"}), cells("reg", {dram, 0x20000000})}),
-         node("reserved-memory",
-              {cells("#address-cells", {1}), cells("#size-cells", {1}), flag("ranges")},
-              {node("fixed@8000000", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
-                                      cells("reg", {dram + 0x08000000, 0x400000}),
-                                      cells("phandle", {1})}),
-               node("dyn", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
-                            cells("size", {0x400000}), cells("alignment", {0x400000}),
-                            cells("alloc-ranges", {dram, 0x10000000})})}),
-         node("chosen", {str("bootargs", {"console=ttyS0 cma=32M quiet"})})});
+    t.root =
+        node("", {cells("#address-cells", {1}), cells("#size-cells", {1})},
+             {node("memory@0", {str("device_type", {"memory"}), cells("reg", {dram, 0x20000000})}),
+              node("reserved-memory",
+                   {cells("#address-cells", {1}), cells("#size-cells", {1}), flag("ranges")},
+                   {node("fixed@8000000",
+                         {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                          cells("reg", {dram + 0x08000000, 0x400000}), cells("phandle", {1})}),
+                    node("dyn", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                                 cells("size", {0x400000}), cells("alignment", {0x400000}),
+                                 cells("alloc-ranges", {dram, 0x10000000})})}),
+              node("chosen", {str("bootargs", {"console=ttyS0 cma=32M quiet"})})});
     return t;
 }
 
@@ -90,10 +90,11 @@ TEST_CASE("graft: banks moved by 1 GiB into virt's window, 1/1 cells re-encoded 
     REQUIRE(tree);
     // virt's memory node is gone, the board's bank is there, moved.
     CHECK(tree->find("/memory@40000000") != nullptr);
-    CHECK(tree->root.children.end() ==
-          std::find_if(tree->root.children.begin(), tree->root.children.end(),
-                       [](const dt::Node& n) { return n.name == "memory@40000000" &&
-                                                      n.find_property("reg")->value.size() != 16; }));
+    CHECK(
+        tree->root.children.end() ==
+        std::find_if(tree->root.children.begin(), tree->root.children.end(), [](const dt::Node& n) {
+            return n.name == "memory@40000000" && n.find_property("reg")->value.size() != 16;
+        }));
     const auto* fixed = tree->find("/reserved-memory/fixed@8000000");
     REQUIRE(fixed);
     const auto* reg = fixed->find_property("reg");
@@ -145,9 +146,9 @@ TEST_CASE("graft: a board inside the window is not moved; no room for the kernel
 TEST_CASE("kernel images: arm64 header, gzip wrapper, embedded configuration") {
     // An arm64 Image header (arch/arm64/booting.rst) with 16K pages, a banner and an IKCONFIG.
     std::vector<std::uint8_t> image(0x200, 0);
-    image[8] = 0;                 // text_offset 0
-    image[16 + 2] = 0x40;         // image_size 0x400000
-    image[24] = 2 << 1 | 1 << 3;  // flags: 16K pages, placement anywhere
+    image[8] = 0;                // text_offset 0
+    image[16 + 2] = 0x40;        // image_size 0x400000
+    image[24] = 2 << 1 | 1 << 3; // flags: 16K pages, placement anywhere
     std::memcpy(image.data() + 0x38, "ARM\x64", 4);
     std::string banner = "Linux version 6.12.117+deb12-arm64-16k (debian-kernel@lists) #1 SMP\n";
     image.insert(image.end(), banner.begin(), banner.end());

@@ -41,8 +41,8 @@ struct GraftOptions {
 
 struct Graft {
     std::vector<std::uint8_t> dtb;
-    std::int64_t shift = 0;          // added to every board address (a multiple of 1 GiB)
-    std::uint64_t ram_base = 0;      // QEMU's RAM: [ram_base, ram_base + ram_size)
+    std::int64_t shift = 0;     // added to every board address (a multiple of 1 GiB)
+    std::uint64_t ram_base = 0; // QEMU's RAM: [ram_base, ram_base + ram_size)
     std::uint64_t ram_size = 0;
     std::uint64_t kernel_address = 0; // where the image is loaded (arm64: base + text_offset)
     std::uint64_t dtb_address = 0;
