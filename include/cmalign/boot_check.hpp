@@ -53,7 +53,10 @@ struct BootCheckOutcome {
     std::optional<boot::Graft> graft;
     double boot_seconds = 0;
     bool timed_out = false;
-    bool reached_panic = false;
+    bool reached_panic = false; // the root-mount panic: the boot went as far as it needs to
+    // The kernel panicked before the root mount (an oops in CMA activation, …): the board does
+    // not boot at all. The panic line and the first warning/oops lines before it.
+    std::vector<std::string> crash;
     std::string log;
     std::optional<ExplainOutcome> explained;
     std::vector<BootReservation> reservations;
@@ -63,7 +66,7 @@ struct BootCheckOutcome {
 
     std::size_t disagreements() const;
     // input_error: errors (no QEMU, no root-mount panic in time, unsupported arch, bad input);
-    // findings: the kernel lost a pool; else clean.
+    // findings: the kernel lost a pool or crashed; else clean.
     ExitCode exit_code() const;
 };
 

@@ -26,6 +26,7 @@ std::size_t BootCheckOutcome::disagreements() const {
 
 ExitCode BootCheckOutcome::exit_code() const {
     if (!errors.empty()) return ExitCode::input_error;
+    if (!crash.empty()) return ExitCode::findings;
     for (const auto& r : reservations)
         if (r.kernel_lost) return ExitCode::findings;
     return ExitCode::clean;
@@ -215,7 +216,23 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     out.log = run.output;
     out.reached_panic = boot::reached_root_mount_panic(run.output);
     if (request.save_log) write_file(*request.save_log, run.output.data(), run.output.size());
-    if (!run.started || !out.reached_panic) {
+    // A panic before the root mount is an answer too: the board does not boot on this kernel.
+    if (!out.reached_panic && run.output.find("Kernel panic - not syncing") != std::string::npos) {
+        std::istringstream lines(run.output);
+        std::string line;
+        while (std::getline(lines, line)) {
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            for (const char* mark : {"WARNING: CPU", "Unable to handle kernel", "BUG:", "Oops",
+                                     "pc : ", "Kernel panic - not syncing"})
+                if (line.find(mark) != std::string::npos && out.crash.size() < 12) {
+                    out.crash.push_back(line);
+                    break;
+                }
+        }
+        out.notes.push_back("the kernel crashed before the root mount: the board does not boot "
+                            "on it (see \"crash\")");
+    }
+    if (!run.started || (!out.reached_panic && out.crash.empty())) {
         out.log_tail = last_lines(run.output, 25);
         std::string why =
             !run.started ? fmt::format("could not start {}", *out.qemu)
@@ -324,6 +341,7 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
                  {"seconds", o.boot_seconds},
                  {"timed_out", o.timed_out},
                  {"reached_root_mount_panic", o.reached_panic}};
+    j["crash"] = o.crash;
     if (o.graft)
         j["graft"] = {{"shift", o.graft->shift},
                       {"ram_base", hex(o.graft->ram_base)},
@@ -407,6 +425,11 @@ std::string boot_check_text(const BootCheckOutcome& o) {
                            created == 1 ? "" : "s", lost_count, o.disagreements());
     for (const auto& n : o.notes)
         out += "note: " + n + '\n';
+    if (!o.crash.empty()) {
+        out += "the kernel crashed before the root mount:\n";
+        for (const auto& l : o.crash)
+            out += "  | " + l + '\n';
+    }
     if (!o.log_tail.empty()) {
         out += "last lines of the log:\n";
         for (const auto& l : o.log_tail)

@@ -328,7 +328,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     }
 
     // The command line: the console, stop at the root-mount panic, and the board's CMA options.
-    g.bootargs = fmt::format("console={} panic=-1 ignore_loglevel", options.console);
+    // earlycon: a kernel that dies before its console driver runs still says why.
+    g.bootargs = fmt::format("console={} earlycon panic=-1 ignore_loglevel", options.console);
     if (r.bootargs) {
         for (const auto& [key, value] : reserved::split_cmdline(*r.bootargs))
             if (key == "cma" || key == "cma_pernuma" || key == "numa_cma")

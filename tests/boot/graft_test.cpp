@@ -112,7 +112,7 @@ TEST_CASE("graft: banks moved by 1 GiB into virt's window, 1/1 cells re-encoded 
     REQUIRE(tree->find("/reserved-memory")->children.size() == 2);
     CHECK(tree->find("/reserved-memory")->children[0].name == "fixed@8000000");
     // The command line: console, panic=-1, and only the board's CMA parameters.
-    CHECK(g->bootargs == "console=ttyAMA0 panic=-1 ignore_loglevel cma=32M");
+    CHECK(g->bootargs == "console=ttyAMA0 earlycon panic=-1 ignore_loglevel cma=32M");
     CHECK(tree->find("/pl011@9000000") != nullptr); // virt's devices stay
     // The kernel and DTB avoid the reservations and the alloc-ranges: the first free 2 MiB
     // slot after them.
