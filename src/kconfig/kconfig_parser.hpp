@@ -167,6 +167,7 @@ private:
     int parse_unary(const std::vector<Token>& t, std::size_t& i);
     int parse_symbol(const std::vector<Token>& t, std::size_t& i);
     int parse_if_expr(const std::vector<Token>& t, std::size_t& i);
+    int trans_compare(int e, Op type, int sym);
     void expect_end(const std::vector<Token>& t, std::size_t i);
     std::string expect_string(const std::vector<Token>& t, std::size_t& i, const char* what);
     void source(const std::string& name, Tok kind, const Token& at);
