@@ -411,7 +411,15 @@ std::string Parser::assume_shell(const std::string& command) {
                  p = norm.find(from, p + to.size()))
                 norm.replace(p, from.size(), to);
         };
-        replace_all(in_.tree, "$(srctree)");
+        // The tree's path as $(srctree) expanded it: only where a word starts with it (the
+        // tree may be ".", whose every other dot is part of the command).
+        const std::string tree_prefix = in_.tree + "/";
+        for (std::size_t p = norm.find(tree_prefix); p != std::string::npos;
+             p = norm.find(tree_prefix, p + 1)) {
+            if (p > 0 && std::string_view(" \t'\"=(").find(norm[p - 1]) == std::string_view::npos)
+                continue;
+            norm.replace(p, in_.tree.size(), "$(srctree)");
+        }
         if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
             replace_all(it->second, "");
         // A row is keyed by what the probe asks; only commands whose answer changed between
