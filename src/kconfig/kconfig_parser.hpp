@@ -114,6 +114,7 @@ private:
     int macro_depth_ = 0;
     int expr_depth_ = 0;
     int stmt_line_ = 0;
+    std::size_t assumptions_before_args_ = 0; // of the function call being evaluated
 
     // menu construction state (menu.c: current_menu, current_entry)
     int current_menu_ = 0;

@@ -573,3 +573,27 @@ config HUGE
     CHECK(t.value(k, "", "CLANG_LLVM") == "y");
     CHECK(t.value(k, "", "HUGE") == ""); // not a number expr(1) can hold: assumed empty
 }
+
+TEST_CASE("kconfig: an $(error-if) that fires on an assumed probe warns instead of stopping") {
+    MiniTree t("5.10");
+    t.write("Kconfig", R"K(
+if-success = $(shell,{ $(1); } >/dev/null 2>&1 && echo "$(2)" || echo "$(3)")
+success = $(if-success,$(1),y,n)
+$(error-if,$(success,frobnicate-tool --probe),probe says stop)
+config A
+	def_bool y
+)K");
+    Diagnostics diags;
+    auto r = t.eval("", diags);
+    REQUIRE(r); // assumed: the unknown tool succeeds, error-if fires, evaluation goes on
+    CHECK(r->config.find("A")->value == "y");
+    bool warned = false;
+    for (const auto& d : diags.items())
+        warned |= d.severity == Severity::warning && d.message.find("probe says stop") == 0;
+    CHECK(warned);
+    // Run for real, the probe fails: no error either; and a literal y still stops.
+    Diagnostics shell_diags;
+    EvalOptions shell;
+    shell.run_shell = true;
+    CHECK(t.eval("", shell_diags, shell));
+}
