@@ -224,6 +224,8 @@ std::string Evaluator::write(Config& out, const std::string& heading) {
     (void)m;
     auto end_check = [&](int menu) {
         const Menu& mm = t_.menus[menu];
+        // Before 5.18 conf_write() wrote "# end of" only on its way up from a menu's last child.
+        if (!end_of_empty_menu_ && mm.children.empty()) return;
         if (mm.sym == none && menu != 0 && mm.prompt != none &&
             t_.props[mm.prompt].kind == PropKind::menu && menu_visible(menu)) {
             text += "# end of " + t_.props[mm.prompt].text + "\n";
@@ -287,6 +289,9 @@ model::Dialect model::dialect_of(int major, int minor) {
         // `depends on X if Y` (parser.y depends: T_DEPENDS T_ON expr if_expr): in 7.2's
         // parser.y, not in 6.12's; posted to linux-kbuild in December 2025, so first in 7.0
         {7, 0, &Dialect::depends_if, true},
+        // "# end of" written for a menu without entries too (confdata.c end_check; commit
+        // "kconfig: fix missing '# end of' for empty menu", merged for 5.18; 5.10 lacks it)
+        {5, 18, &Dialect::end_of_empty_menu, true},
     };
     Dialect out;
     for (const auto& row : changes) {

@@ -107,7 +107,8 @@ struct Dialect {
     bool choice_symbols = false;
     bool drop_out_of_range = false;
     bool empty_number_default = false;
-    bool depends_if = false; // `depends on X if Y` is part of the language (7.0+)
+    bool depends_if = false;        // `depends on X if Y` is part of the language (7.0+)
+    bool end_of_empty_menu = false; // "# end of" after a menu without entries (5.18+)
 };
 Dialect dialect_of(int major, int minor);
 

@@ -597,3 +597,28 @@ config A
     shell.run_shell = true;
     CHECK(t.eval("", shell_diags, shell));
 }
+
+TEST_CASE("kconfig: an empty menu gets its '# end of' from 5.18 on, not in 5.10") {
+    const std::string k = R"K(
+menu "Empty"
+endmenu
+menu "Full"
+config A
+	bool "a"
+endmenu
+)K";
+    auto dotconfig = [&](const std::string& version) {
+        MiniTree t(version);
+        t.write("Kconfig", k);
+        Diagnostics diags;
+        auto r = t.eval("", diags);
+        REQUIRE(r);
+        return r->dotconfig;
+    };
+    std::string old = dotconfig("5.10"), now = dotconfig("6.1");
+    CHECK(old.find("# Empty\n#\n") != std::string::npos);
+    CHECK(old.find("# end of Empty") == std::string::npos);
+    CHECK(now.find("# end of Empty") != std::string::npos);
+    CHECK(old.find("# end of Full") != std::string::npos);
+    CHECK(now.find("# end of Full") != std::string::npos);
+}
