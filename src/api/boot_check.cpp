@@ -207,14 +207,18 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
 
     out.command =
         boot::boot_command(*out.qemu, image->arch, *graft, image_file, dtb_file, stub_file);
-    auto run =
-        boot::run_process(out.command, request.timeout_seconds, "Kernel panic - not syncing");
+    const std::string early_mark = "pool for atomic allocations";
+    auto run = boot::run_process(out.command, request.timeout_seconds,
+                                 request.stop_early ? early_mark : "Kernel panic - not syncing",
+                                 request.stop_early ? 0.5 : 5);
     out.graft = graft;
     out.graft->dtb.clear();
     out.boot_seconds = run.seconds;
     out.timed_out = run.timed_out;
     out.log = run.output;
-    out.reached_panic = boot::reached_root_mount_panic(run.output);
+    out.reached_panic = boot::reached_root_mount_panic(run.output) ||
+                        (request.stop_early && run.output.find(early_mark) != std::string::npos &&
+                         run.output.find("Kernel panic - not syncing") == std::string::npos);
     if (request.save_log) write_file(*request.save_log, run.output.data(), run.output.size());
     // A panic before the root mount is an answer too: the board does not boot on this kernel.
     if (!out.reached_panic && run.output.find("Kernel panic - not syncing") != std::string::npos) {
@@ -237,7 +241,8 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
         std::string why =
             !run.started ? fmt::format("could not start {}", *out.qemu)
             : run.timed_out
-                ? fmt::format("the kernel did not reach the root-mount panic within {} s",
+                ? fmt::format("the kernel did not reach {} within {} s",
+                              request.stop_early ? "its DMA atomic pools" : "the root-mount panic",
                               request.timeout_seconds)
                 : fmt::format("QEMU stopped (status {}) before the kernel reached the root-mount "
                               "panic",

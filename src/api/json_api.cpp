@@ -404,6 +404,7 @@ json boot_check_command(Request& r) {
     if (r.has("timeout")) request.timeout_seconds = r.count("timeout");
     request.save_log = r.string("save_log");
     request.save_dtb = r.string("save_dtb");
+    request.stop_early = r.flag("stop_early");
     r.finish();
     if (!board || !kernel) fail("boot_check: 'board' and 'kernel' are required");
     request.board = *board;

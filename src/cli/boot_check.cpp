@@ -24,6 +24,9 @@ void register_boot_check(CLI::App& app, ExitCode& exit_code) {
     cmd->add_option("--qemu", request->qemu, "the QEMU binary (default: by the image's arch)");
     cmd->add_option("--timeout", request->timeout_seconds,
                     "seconds to wait for the root-mount panic (default 120)");
+    cmd->add_flag("--stop-early", request->stop_early,
+                  "stop once the kernel has set up its DMA atomic pools (after every "
+                  "reserved-memory and CMA line) instead of at the root-mount panic");
     cmd->add_option("--save-log", request->save_log, "write the boot log to this file");
     cmd->add_option("--save-dtb", request->save_dtb, "write the grafted DTB to this file");
     cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
