@@ -115,13 +115,18 @@ extern const CheckInfo overlap{"overlap", Severity::warning, true,
 
 // A CMA pool outside RAM: memblock_reserve() accepts any range, cma_init_reserved_mem() only
 // asks that it be reserved, so the pool is created; cma_activate_area() (mm/cma.c, 6.1 and 6.12)
-// then finds pfns without a valid struct page in its zone: WARN_ON_ONCE(!pfn_valid(pfn)) and
-// "CMA area <name> could not be activated", and the pool is unusable.
+// then finds pfns without a valid struct page in its zone: WARN_ON_ONCE(!pfn_valid(pfn)), then
+// page_zone(pfn_to_page(pfn)). When some RAM shares the range's memory section its struct pages
+// exist and the kernel prints "CMA area <name> could not be activated"; when none does there is
+// no memory map there and the read faults: booted on Debian's arm64 4K kernels 6.1, 6.12 and
+// 7.2 in QEMU (scripts/boot-truth), a pool in a hole of RAM oopses in
+// cma_init_reserved_areas() and the boot ends in "Attempted to kill init!".
 std::string cma_outside_words(const Region& r) {
     return fmt::format(
         "the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
-        "and prints \"cma: CMA area {} could not be activated\": CMA can only manage "
-        "RAM the kernel knows (unless the bootloader adds more /memory)",
+        "and prints \"cma: CMA area {} could not be activated\", or, when no RAM shares the "
+        "range's memory section, faults in page_zone(pfn_to_page(pfn)) and panics at boot: "
+        "CMA can only manage RAM the kernel knows (unless the bootloader adds more /memory)",
         r.name);
 }
 
