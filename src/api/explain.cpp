@@ -226,8 +226,20 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
         return only;
     };
     std::vector<bootlog::Message> pending;
+    // The region line ("BASE..END (K KiB) map reusable NAME", v6.12+) is printed for every
+    // region the init functions did not fail, also when none of them took it (-ENOENT/-ENODEV:
+    // fdt_init_reserved_mem_node(), v6.12 and v7.2): for a pool it says the memory stays
+    // reserved, not that a pool exists (v7.2 declines reusable + no-map that way, silently).
+    auto is_pool = [&](const NodeExplanation& n) {
+        auto i = static_cast<std::size_t>(&n - out.nodes.data());
+        const auto& r = result.reservations.regions[i];
+        return r.declared_kind == reserved::Kind::cma ||
+               r.declared_kind == reserved::Kind::coherent ||
+               r.declared_kind == reserved::Kind::restricted || r.shared_dma_pool;
+    };
     auto attach = [&](NodeExplanation& n, const bootlog::Message& m) {
         n.log.push_back(m);
+        if (m.event == Event::region_listed && is_pool(n)) return;
         if (auto o = outcome_of(m.event); o && strength(*o) > strength(n.outcome)) n.outcome = *o;
     };
     for (const auto& m : out.log.messages) {
@@ -323,6 +335,11 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                               : "; v" + out.version->str() + " rejects it with " + would);
         } else if (n.finding) {
             n.message = n.finding->message;
+        } else if (n.outcome == NodeOutcome::absent && !n.log.empty()) {
+            n.message = fmt::format("the kernel kept the memory reserved but created no pool (no "
+                                    "init function took the node), while check finds nothing "
+                                    "wrong with it for {}",
+                                    kernel);
         } else if (n.outcome == NodeOutcome::absent) {
             n.message = fmt::format("the log says nothing about this node; check finds nothing "
                                     "wrong with it for {}",

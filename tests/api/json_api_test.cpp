@@ -120,9 +120,20 @@ TEST_CASE("every command of the table answers") {
                 std::string(CMALIGN_SOURCE_DIR) + "/examples/logs/seed-board-16k.dmesg";
             request["board"] = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/seed-board.dts";
         }
+        if (name == "boot_check") {
+            // Not a kernel image: the boot did not happen, and the answer says why.
+            request["board"] = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/seed-board.dts";
+            request["kernel"] = request["board"];
+        }
         CAPTURE(name);
         CHECK_NOTHROW(run_json(name, request));
     }
+    auto seed_board = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/seed-board.dts";
+    auto not_booted = run_json("boot_check", json{{"board", seed_board}, {"kernel", seed_board}});
+    REQUIRE(not_booted["errors"].size() == 1);
+    CHECK(not_booted["errors"][0]["message"].get<std::string>().rfind("not a kernel image", 0) ==
+          0);
+    CHECK(not_booted["reservations"].empty());
     auto tree = run_json("tree", json{{"file", seed}, {"path", "/reserved-memory"}});
     CHECK(tree["nodes"][0]["path"] == "/reserved-memory");
     auto dts = run_json("tree", json{{"file", seed}, {"format", "dts"}});
