@@ -89,8 +89,15 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
     if (m.cma && m.dma_cma) {
         for (const auto& r : rs.regions) {
             if (r.kind != Kind::cma || !r.cma_default) continue;
+            const auto& rules = kernel::reserved_mem_rules(m.version);
             std::string words =
-                kernel::reserved_mem_rules(m.version).addr_size_helpers
+                rules.declined_is_enodev
+                    // ≥ v7.1: rmem_cma_validate() (kernel/dma/contiguous.c, pr_fmt "") refuses
+                    // the node before it is reserved, so the memory stays with Linux.
+                    ? fmt::format("{} prints \"Skipping dt linux,cma-default node in favor for "
+                                  "\\\"cma=\\\" kernel param.\" and does not reserve it",
+                                  kernel_name(m))
+                : rules.addr_size_helpers
                     ? fmt::format("{} prints \"OF: reserved mem: Skipping dt linux,cma-default for "
                                   "\\\"cma=\\\" kernel param.\" and does not reserve it",
                                   kernel_name(m))

@@ -15,19 +15,34 @@ constexpr VersionRange since(int major, int minor) {
 constexpr VersionRange until(int major, int minor) {
     return {0, 0, major, minor};
 }
+constexpr VersionRange between_versions(int first_major, int first_minor, int last_major,
+                                        int last_minor) {
+    return {first_major, first_minor, last_major, last_minor};
+}
 
 constexpr std::array rows = {
+    // 7.2.13 writes it as b = min(managed >> 12, SZ_256K / PAGE_SIZE), "if (batch <= 1) return
+    // 1": the same numbers for every managed count and page size.
     Rule{Topic::pcp_batch, all_versions, 0,
          "batch = max(1, rounddown_pow_of_two(b + b/2) - 1), b = max(1, min(managed >> 10, "
          "SZ_1M / PAGE_SIZE) / 4)",
-         "mm/page_alloc.c zone_batchsize(), zone_set_pageset_high_and_batch() (v5.10–v6.12; "
-         "later rewrites give the same numbers)"},
-    // variant 0: one pcp->high; variant 1: high_min (low watermark based) and high_max
-    // (managed / MIN_PERCPU_PAGELIST_HIGH_FRACTION = 8), Huang Ying's PCP high auto-tuning.
-    Rule{Topic::pcp_high, until(6, 6), 0,
+         "mm/page_alloc.c zone_batchsize() (read in 5.10.223, 6.1.192, 6.12.117; 7.2.13 spells "
+         "it min(managed >> 12, SZ_256K / PAGE_SIZE), the same numbers)"},
+    // variant 2: pcp->high = 6 * batch (or managed / percpu_pagelist_fraction with batch =
+    // clamp(high / 4, 1, PAGE_SHIFT * 8)); variant 0: one pcp->high from zone_highsize();
+    // variant 1: high_min (low watermark based) and high_max (managed /
+    // MIN_PERCPU_PAGELIST_HIGH_FRACTION = 8), Huang Ying's PCP high auto-tuning.
+    Rule{Topic::pcp_high, until(5, 13), 2,
+         "high = 6 * batch; with vm.percpu_pagelist_fraction: high = managed / fraction and "
+         "batch = clamp(high / 4, 1, PAGE_SHIFT * 8)",
+         "mm/page_alloc.c pageset_set_batch(), pageset_set_high() (5.10.223; zone_highsize() "
+         "came with \"mm/page_alloc: calculate pcp->high based on zone sizes and active CPUs\" "
+         "[likely v5.14])"},
+    Rule{Topic::pcp_high, between_versions(5, 14, 6, 6), 0,
          "high = max(total / (cpus of the node + cpu_online), batch << 2), total = "
          "low watermark (fraction 0) or managed / percpu_pagelist_high_fraction",
-         "mm/page_alloc.c zone_highsize(), zone_set_pageset_high_and_batch() (≤ v6.6)"},
+         "mm/page_alloc.c zone_highsize(), zone_set_pageset_high_and_batch() (6.1.192; "
+         "v5.14–v6.6)"},
     Rule{Topic::pcp_high, since(6, 7), 1,
          "high_min = zone_highsize(low watermark), high_max = zone_highsize(managed / 8); both "
          "= zone_highsize(managed / fraction) when vm.percpu_pagelist_high_fraction is set",
@@ -75,9 +90,16 @@ constexpr std::array rows = {
          "when the ratio or the zone's managed pages are 0); defaults DMA 256, DMA32 256, Normal "
          "32, HighMem 0, Movable 0",
          "mm/page_alloc.c setup_per_zone_lowmem_reserve(), sysctl_lowmem_reserve_ratio[]"},
-    Rule{Topic::heap_orders, all_versions, 0,
+    // variant 1: order-0 pages only (the heap-helpers system heap of v5.6–v5.10).
+    Rule{Topic::heap_orders, until(5, 10), 1,
+         "order-0 pages only: alloc_page(GFP_KERNEL | __GFP_ZERO) for each page (may reclaim)",
+         "drivers/dma-buf/heaps/system_heap.c system_heap_allocate() (5.10.223; orders {8, 4, 0} "
+         "came with \"dma-buf: system_heap: Allocate higher order pages if available\" [likely "
+         "v5.11])"},
+    Rule{Topic::heap_orders, since(5, 11), 0,
          "orders {8, 4, 0}, greedy largest-first; the order never goes back up after a fallback",
-         "drivers/dma-buf/heaps/system_heap.c orders[], alloc_largest_available()"},
+         "drivers/dma-buf/heaps/system_heap.c orders[], alloc_largest_available() (6.1.192, "
+         "6.12.117, 7.2.13)"},
     // variant 1: order 4 may enter reclaim (MID_ORDER_GFP); 0: it may not (HIGH_ORDER_GFP).
     Rule{Topic::heap_order4_gfp, until(6, 3), 1,
          "order_flags = {HIGH_ORDER_GFP, MID_ORDER_GFP, LOW_ORDER_GFP}: order 4 may reclaim",

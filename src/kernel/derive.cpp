@@ -30,6 +30,10 @@ std::string place(const Location& where) {
 
 std::string source_text(const char* file, const VersionRange& versions, const char* note) {
     std::string s = fmt::format("{} ({}", file, versions.str());
+    std::string read;
+    for (const auto& tree : read_trees())
+        if (versions.contains(tree)) read += fmt::format("{}{}", read.empty() ? "" : ", ", tree.str());
+    if (!read.empty()) s += fmt::format("; read in {}", read);
     if (note && *note) s += fmt::format("; {}", note);
     return s + ")";
 }
