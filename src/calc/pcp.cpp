@@ -178,6 +178,11 @@ private:
                 out_.thp_raised = true;
             }
             setup_wmarks(kb);
+        } else if (rules::find(rules::Topic::thp_min_free_kbytes, in_.version).variant == 1) {
+            // ≤ v5.15: "never" stops khugepaged without touching min_free_kbytes.
+            step("min_free_kbytes (THP never)", kb,
+                 "khugepaged never starts: the postcore value stays",
+                 rules::find(rules::Topic::thp_min_free_kbytes, in_.version).source);
         } else {
             // THP built but "never": start_stop_khugepaged() still calls
             // set_recommended_min_free_kbytes(), which recomputes the sqrt rule, now with the

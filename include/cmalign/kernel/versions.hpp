@@ -31,7 +31,7 @@ KernelVersion oldest_modelled_version();
 std::span<const KernelVersion> read_trees();
 
 // Every release (major.minor) from oldest_modelled_version() to newest_modelled_version(),
-// oldest first: v5.10 … v5.19, v6.0 … v6.19, v7.0.
+// oldest first: v4.19, v4.20, v5.0 … v5.19, v6.0 … v6.19, v7.0 … v7.2.
 std::vector<KernelVersion> modelled_versions();
 
 // Releases where a rule of `arch` changes (the first version of a table row that differs from
