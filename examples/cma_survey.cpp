@@ -168,17 +168,17 @@ int main(int argc, char** argv) {
             with_pool += br.has_pool[k];
             losing += br.lost_pool[k];
         }
-        std::printf(
-            "%s %s %-3s pages (CMA alignment %llu KiB): %zu boards declare a CMA pool, "
-            "%zu would lose one\n",
-            arch.c_str(), kernel.c_str(), chosen[k].label,
-            static_cast<unsigned long long>(*models[k].cma_min_alignment_bytes >> 10), with_pool,
-            losing);
+        std::printf("%s %s %-3s pages (CMA alignment %llu KiB): %zu boards declare a CMA pool, "
+                    "%zu would lose one\n",
+                    arch.c_str(), kernel.c_str(), chosen[k].label,
+                    static_cast<unsigned long long>(*models[k].cma_min_alignment_bytes >> 10),
+                    with_pool, losing);
         if (list)
             for (const auto& br : results)
                 if (br.lost_pool[k])
                     for (const auto& node : br.lost_names[k])
-                        std::printf("  %s: %s %s\n", chosen[k].label, br.name.c_str(), node.c_str());
+                        std::printf("  %s: %s %s\n", chosen[k].label, br.name.c_str(),
+                                    node.c_str());
     }
     return 0;
 }

@@ -6,8 +6,8 @@
 
 #include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
-#include "internal.hpp"
 #include "cmalign/kernel/reserved_mem.hpp"
+#include "internal.hpp"
 
 namespace cmalign::checks::entries {
 

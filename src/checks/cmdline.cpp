@@ -97,14 +97,16 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
                     ? fmt::format("{} prints \"Skipping dt linux,cma-default node in favor for "
                                   "\\\"cma=\\\" kernel param.\" and does not reserve it",
                                   kernel_name(m))
-                : rules.addr_size_helpers
-                    ? fmt::format("{} prints \"OF: reserved mem: Skipping dt linux,cma-default for "
-                                  "\\\"cma=\\\" kernel param.\" and does not reserve it",
-                                  kernel_name(m))
-                    : fmt::format("{} prints \"Reserved memory: bypass {} node, using cmdline CMA "
-                                  "params instead\" and \"OF: reserved mem: node {} compatible "
-                                  "matching fail\", then frees the region",
-                                  kernel_name(m), r.name, r.name);
+                    : rules.addr_size_helpers
+                          ? fmt::format(
+                                "{} prints \"OF: reserved mem: Skipping dt linux,cma-default for "
+                                "\\\"cma=\\\" kernel param.\" and does not reserve it",
+                                kernel_name(m))
+                          : fmt::format(
+                                "{} prints \"Reserved memory: bypass {} node, using cmdline CMA "
+                                "params instead\" and \"OF: reserved mem: node {} compatible "
+                                "matching fail\", then frees the region",
+                                kernel_name(m), r.name, r.name);
             out.add(Severity::warning, r.where, r.path,
                     fmt::format("cma={} on the command line overrides the linux,cma-default pool "
                                 "{}: {}",

@@ -129,8 +129,8 @@ void check_property_length(const Context& ctx, Findings& out) {
                                 "memory: node '{}' has {} <base size> entries, only the first is "
                                 "used\" and reserves only the first, so the other {} range(s) are "
                                 "given to the page allocator",
-                                r.reg.size(), kernel_name(m), parse_prefix(m), r.name,
-                                r.reg.size(), r.reg.size() - 1));
+                                r.reg.size(), kernel_name(m), parse_prefix(m), r.name, r.reg.size(),
+                                r.reg.size() - 1));
             continue;
         }
         // 6.12.117: only the first reg tuple becomes the rmem region (pools use only it).

@@ -32,7 +32,8 @@ std::string source_text(const char* file, const VersionRange& versions, const ch
     std::string s = fmt::format("{} ({}", file, versions.str());
     std::string read;
     for (const auto& tree : read_trees())
-        if (versions.contains(tree)) read += fmt::format("{}{}", read.empty() ? "" : ", ", tree.str());
+        if (versions.contains(tree))
+            read += fmt::format("{}{}", read.empty() ? "" : ", ", tree.str());
     if (!read.empty()) s += fmt::format("; read in {}", read);
     if (note && *note) s += fmt::format("; {}", note);
     return s + ")";

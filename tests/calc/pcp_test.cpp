@@ -373,7 +373,7 @@ TEST_CASE("v5.10: pcp->high is 6 * batch, or managed / percpu_pagelist_fraction"
     CHECK(zone(s, ZoneType::normal).high_min == 128);
     CHECK(zone(s, ZoneType::normal).batch == 32);
     // From v5.14 zone_highsize() splits the low watermark over the CPUs instead (6.1 rule).
-    auto newer = compute_pcp(input(v(6, 1), 12, 9, ThpMode::not_built,
-                                   {{ZoneType::normal, 262144}}, 4));
+    auto newer =
+        compute_pcp(input(v(6, 1), 12, 9, ThpMode::not_built, {{ZoneType::normal, 262144}}, 4));
     CHECK(zone(newer, ZoneType::normal).high_min != 378);
 }

@@ -225,8 +225,8 @@ TEST_CASE("cma-disabled from v7.1: rmem_dma_setup() declines reusable, the memor
 }
 
 TEST_CASE("a multi-tuple reg from v7.2: only the first tuple is reserved, the node is kept") {
-    auto multi = node("fw@42000000", {cells("reg", {0, 0x42000000, 0, 0x200000, 0, 0x46000000,
-                                                    0, 0x200000})});
+    auto multi = node("fw@42000000",
+                      {cells("reg", {0, 0x42000000, 0, 0x200000, 0, 0x46000000, 0, 0x200000})});
     auto m = arm64_612();
     m.version = *KernelVersion::parse("7.2");
     auto r = check_tree(board({multi}), m);
