@@ -46,11 +46,17 @@ if [ "${KERNEL_DTC:-0}" = 1 ]; then
             libfdt/fdt.c libfdt/fdt_ro.c libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c \
             libfdt/fdt_strerror.c libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c \
             libfdt/fdt_overlay.c &&
-        gcc -O2 -I. -Ilibfdt -o fdtoverlay fdtoverlay.c util.c libfdt/fdt.c libfdt/fdt_ro.c \
-            libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c libfdt/fdt_strerror.c \
-            libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c libfdt/fdt_overlay.c) >/dev/null
+        if [ -f fdtoverlay.c ]; then # not in 5.10's scripts/dtc
+            gcc -O2 -I. -Ilibfdt -o fdtoverlay fdtoverlay.c util.c libfdt/fdt.c libfdt/fdt_ro.c \
+                libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c libfdt/fdt_strerror.c \
+                libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c libfdt/fdt_overlay.c
+        fi) >/dev/null
     dtc=$tmp/dtc
-    FDTOVERLAY=$tmp/fdtoverlay
+    if [ -x "$tmp/fdtoverlay" ]; then
+        FDTOVERLAY=$tmp/fdtoverlay
+    else
+        echo "compare-dtc: the tree has no scripts/dtc/fdtoverlay.c; using ${FDTOVERLAY:-fdtoverlay}"
+    fi
     echo "compare-dtc: using $("$dtc" --version)"
 fi
 CMALIGN_DTC_TREE=${KTREE:-linux-source-6.12} CMALIGN_DTC_COMPARE=$arches CMALIGN_DTC_JOBS=${JOBS:-$(nproc)} CMALIGN_DTC_SOURCE=${SOURCE:-both} \
