@@ -195,6 +195,13 @@ std::optional<std::string> Parser::env(const std::string& name) const {
     }
     if (name == "OBJCOPY")
         return use_llvm ? llvm_prefix + "llvm-objcopy" + llvm_suffix : cross + "objcopy";
+    if (name == "PAHOLE_VERSION") {
+        // 7.x: the top Makefile computes it and exports it to Kconfig (`default
+        // "$(PAHOLE_VERSION)"`).
+        std::string command = in_.tree + "/scripts/pahole-version.sh " + *env("PAHOLE");
+        auto* self = const_cast<Parser*>(this);
+        return in_.options.run_shell ? self->shell(command) : self->assume_shell(command);
+    }
     if (name == "CC_VERSION_TEXT") {
         std::string cc = *env("CC");
         if (in_.options.run_shell) {
