@@ -132,8 +132,9 @@ extern const CheckInfo overlap{"overlap", Severity::warning, true,
 // page_zone(pfn_to_page(pfn)). When some RAM shares the range's memory section its struct pages
 // exist and the kernel prints "CMA area <name> could not be activated"; when none does there is
 // no memory map there and the read faults: booted on Debian's arm64 4K kernels 6.1, 6.12 and
-// 7.2 in QEMU (scripts/boot-truth), a pool in a hole of RAM oopses in
-// cma_init_reserved_areas() and the boot ends in "Attempted to kill init!".
+// 7.2 (4K and 16K pages) in QEMU (scripts/boot-truth), a pool in a hole of RAM oopses in
+// cma_init_reserved_areas() (v7.2: cma_validate_zones()) and the boot ends in "Attempted to kill
+// init!"; 5.10 only warns (mm/cma.c:106 and :114) and keeps the pool over memory it has not got.
 std::string cma_outside_words(const Region& r) {
     return fmt::format(
         "the kernel warns (WARN_ON_ONCE(!pfn_valid(pfn)) in cma_activate_area()) "
