@@ -41,7 +41,8 @@ struct Variant {
 std::vector<Variant> variants(const std::string& kernel, const std::string& arch) {
     const bool v510 = kernel == "5.10";
     if (arch == "arm") return {{"4K", 12, 11, 11, 8u << 20}}; // SOC_AM33XX: max order 11
-    if (arch == "riscv") return {{"4K", 12, 10, 9, v510 ? 4u << 20 : 2u << 20}};
+    if (arch == "riscv") // 5.10 defconfig: no HugeTLB, pageblock_order = MAX_ORDER - 1
+        return {v510 ? Variant{"4K", 12, 10, 10, 4u << 20} : Variant{"4K", 12, 10, 9, 2u << 20}};
     return {{"4K", 12, 10, 9, v510 ? 4u << 20 : 2u << 20},
             {"16K", 14, 11, 11, 32u << 20},
             {"64K", 16, 13, 13, 512u << 20}};

@@ -1,0 +1,5 @@
+# base: make ARCH=arm multi_v7_defconfig   (kernel tree 5.10, 5.10.223)
+# method seq: scripts/config --file .config <these>; make olddefconfig
+CONFIG_ARM_LPAE=y
+# CONFIG_HUGETLBFS is not set
+CONFIG_TRANSPARENT_HUGEPAGE=y
