@@ -34,4 +34,7 @@ PYBIND11_MODULE(_cmalign, m) {
     m.def("run", &run, py::arg("command"), py::arg("request"),
           "Runs a command on a JSON request; returns (result JSON, None) or (None, error).");
     m.def("commands", &cmalign::json_commands, "The commands run() knows.");
+    m.def(
+        "definitions", [] { return cmalign::command_definitions_json().dump(); },
+        "The command definitions (cmalign/commands.hpp) as JSON text.");
 }

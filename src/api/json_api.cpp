@@ -8,20 +8,24 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/commands.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/dt/write.hpp"
 #include "cmalign/explain.hpp"
 #include "cmalign/kconfig/write.hpp"
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/map/map.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/run_inputs.hpp"
+#include "cmalign/run_map.hpp"
 #include "cmalign/sweep.hpp"
 #include "cmalign/tune.hpp"
 
@@ -53,12 +57,19 @@ constexpr const char* request_file = "<request>";
 // misspelt keyword is an error instead of being ignored.
 class Request {
 public:
-    Request(const json& j, std::string_view command) : j_(j), command_(command) {
+    Request(const json& j, const CommandDefinition& definition)
+        : j_(j), command_(definition.name), definition_(definition) {
         if (!j_.is_object() && !j_.is_null())
             fail(fmt::format("{}: the request must be a JSON object", command_));
     }
 
     bool has(const char* key) {
+        // Every key read is a row of the command's definition (commands.cpp): the reader cannot
+        // accept what the definition, the docs and the Python signatures do not name.
+        const auto* row = find_option(definition_, key);
+        if (!row || row->surface == Surface::cli)
+            throw std::logic_error(
+                fmt::format("{}: key '{}' is read but not defined", command_, key));
         seen_.insert(key);
         return j_.is_object() && j_.contains(key) && !j_.at(key).is_null();
     }
@@ -138,6 +149,17 @@ public:
                          command_, key));
     }
 
+    // A size kept as text for the command to read ("1G"); an integer is taken as bytes.
+    std::optional<std::string> size_text(const char* key) {
+        if (!has(key)) return std::nullopt;
+        const auto& v = j_.at(key);
+        if (v.is_number_unsigned()) return v.dump();
+        if (!v.is_string())
+            fail(fmt::format("{}: '{}' must be a size (4194304, \"0x400000\", \"4M\")", command_,
+                             key));
+        return v.get<std::string>();
+    }
+
     // The common options (contract: every command that needs a kernel configuration).
     ConfigOptions config() {
         ConfigOptions options;
@@ -172,24 +194,35 @@ public:
         options.include_dirs = strings("include_dirs");
         options.defines = assignments("defines");
         options.kernel_tree = string("kernel_tree");
+        options.overlays = strings("overlays");
         options.limits = limits();
         return options;
     }
 
-    // Unknown keys are errors, named all at once.
+    // Unknown keys are errors, named all at once with the valid ones (and the likely one).
     void finish() const {
         if (!j_.is_object()) return;
         std::vector<std::string> unknown;
         for (const auto& [key, value] : j_.items())
-            if (!seen_.count(key)) unknown.push_back("'" + key + "'");
-        if (!unknown.empty())
-            fail(fmt::format("{}: unknown key{} {}", command_, unknown.size() == 1 ? "" : "s",
-                             fmt::join(unknown, ", ")));
+            if (!seen_.count(key)) unknown.push_back(key);
+        if (unknown.empty()) return;
+        std::vector<std::string> valid;
+        for (const auto& row : definition_.options)
+            if (row.surface != Surface::cli) valid.emplace_back(row.key);
+        std::string named;
+        for (const auto& key : unknown) {
+            named += (named.empty() ? "'" : ", '") + key + "'";
+            if (auto near = did_you_mean(key, valid))
+                named += fmt::format(" (did you mean '{}'?)", *near);
+        }
+        fail(fmt::format("{}: unknown key{} {}; valid keys: {}", command_,
+                         unknown.size() == 1 ? "" : "s", named, fmt::join(valid, ", ")));
     }
 
 private:
     const json& j_;
     std::string command_;
+    const CommandDefinition& definition_;
     std::set<std::string> seen_;
 };
 
@@ -235,7 +268,6 @@ json check_command(Request& r) {
     request.checks.bootargs = r.string("bootargs");
     request.checks.werror = r.flag("werror");
     request.affected_by = r.strings("affected_by");
-    request.tree.overlays = r.strings("overlays");
     auto sweep_versions = r.string("sweep_versions");
     auto sweep_page_sizes = r.string("sweep_page_sizes");
     request.jobs = r.count("jobs");
@@ -269,9 +301,11 @@ json check_command(Request& r) {
         return sweep_check_json(outcome);
     }
     auto outcome = run_check(request);
-    if (outcome.unusable_input()) fail_with({&outcome.config_diagnostics, &outcome.input_errors});
-    return report::check_json(kernel::to_json(*outcome.model), outcome.results,
-                              outcome.input_errors);
+    // One unreadable board among several is part of the result, as in the CLI's JSON; only a
+    // request nothing could be checked for is an error of the call.
+    if (!outcome.model || (outcome.results.empty() && !outcome.input_errors.empty()))
+        fail_with({&outcome.config_diagnostics, &outcome.input_errors});
+    return check_json(outcome, !request.affected_by.empty());
 }
 
 json fix_command(Request& r) {
@@ -301,7 +335,14 @@ json fix_command(Request& r) {
         request.diff_base = std::filesystem::current_path(ec).string();
     }
     auto outcome = run_fix(request);
-    if (outcome.exit_code() == ExitCode::input_error)
+    // As check: unreadable boards among readable ones are in "diagnostics".
+    // (A missing path is not among outcome.inputs: its error has no `input`.)
+    std::set<std::string> failed_inputs;
+    for (const auto& d : outcome.input_errors)
+        if (d.severity == Severity::error && !d.input.empty()) failed_inputs.insert(d.input);
+    bool every_input_failed = !outcome.input_errors.empty() &&
+                              (outcome.inputs == 0 || failed_inputs.size() >= outcome.inputs);
+    if (!outcome.model || !outcome.io_errors.empty() || every_input_failed)
         fail_with({&outcome.config_diagnostics, &outcome.input_errors, &outcome.io_errors});
     auto j = fix_json(outcome);
     if (diff) j["diff"] = outcome.diff; // the CLI prints it; here it travels with the edits
@@ -314,7 +355,17 @@ json suggest_command(Request& r) {
     request.config = r.config();
     request.tree = r.tree();
     request.target_alignment = r.size("target_alignment");
+    auto sweep_versions = r.string("sweep_versions");
+    auto sweep_page_sizes = r.string("sweep_page_sizes");
     r.finish();
+    if (sweep_page_sizes && !sweep_versions)
+        fail("suggest: 'sweep_page_sizes' needs 'sweep_versions'");
+    if (sweep_versions) {
+        auto sweep = run_suggest_sweep(request, SweepSpec{*sweep_versions, sweep_page_sizes});
+        for (const auto& d : sweep.errors)
+            if (d.severity == Severity::error) throw Error(d);
+        return sweep_suggest_json(sweep);
+    }
     auto outcome = run_suggest(request);
     if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.errors});
     return suggest_json(outcome);
@@ -330,7 +381,12 @@ json tree_command(Request& r) {
     if (format != "json" && format != "dts") fail("tree: 'format' must be \"json\" or \"dts\"");
     Diagnostics diags;
     dt::FileCache cache;
-    auto tree = load_tree(*file, preprocess_options(options), cache, diags);
+    auto pp = preprocess_options(options);
+    std::optional<dt::Tree> tree;
+    if (options.overlays.empty())
+        tree = load_tree(*file, pp, cache, diags);
+    else if (auto overlays = load_overlays(options.overlays, pp, cache, diags))
+        tree = load_board(*file, pp, cache, diags, {}, *overlays);
     if (!tree || diags.has_errors()) fail_with({&diags.items()});
     if (format == "dts") {
         auto text = dt::tree_dts(*tree, path);
@@ -345,8 +401,8 @@ json tree_command(Request& r) {
 json pcp_command(Request& r) {
     PcpRequest request;
     request.config = r.config();
-    request.memory = r.string("memory");
-    request.memory_base = r.string("memory_base");
+    request.memory = r.size_text("memory");
+    request.memory_base = r.size_text("memory_base");
     request.zones = r.assignments("zones");
     request.zoneinfo = r.string("zoneinfo");
     if (r.has("cpus")) request.cpus = r.count("cpus");
@@ -364,7 +420,7 @@ json pcp_command(Request& r) {
 json heap_command(Request& r) {
     HeapRequest request;
     request.config = r.config();
-    auto size = r.string("size");
+    auto size = r.size_text("size");
     if (r.has("available_order"))
         request.available_order = static_cast<int>(r.count("available_order"));
     r.finish();
@@ -391,17 +447,31 @@ json explain_command(Request& r) {
     return explain_json(outcome);
 }
 
-// Adding a command: one function above and one row here (then one line in the C API and one
-// small function in the Python package).
+json map_command(Request& r) {
+    MapRequest request;
+    auto board = r.string("board");
+    request.config = r.config();
+    request.tree = r.tree();
+    request.checks.bootargs = r.string("bootargs");
+    r.finish();
+    if (!board) fail("map: 'board' is required");
+    request.input = *board;
+    auto outcome = run_map(request);
+    if (!outcome.layout) fail_with({&outcome.errors, &outcome.config_diagnostics});
+    return map::to_json(*outcome.layout);
+}
+
+// Adding a command: its definition (commands.cpp), one function above and one row here; the C
+// API's cmalign_run_json() and the Python package reach it by name.
 struct Command {
     const char* name;
     json (*run)(Request&);
 };
 constexpr Command commands[] = {
-    {"calc", calc_command},       {"table", table_command}, {"config", config_command},
-    {"check", check_command},     {"tree", tree_command},   {"fix", fix_command},
-    {"suggest", suggest_command}, {"pcp", pcp_command},     {"heap", heap_command},
-    {"explain", explain_command},
+    {"calc", calc_command},       {"table", table_command},     {"config", config_command},
+    {"check", check_command},     {"tree", tree_command},       {"fix", fix_command},
+    {"suggest", suggest_command}, {"pcp", pcp_command},         {"heap", heap_command},
+    {"map", map_command},         {"explain", explain_command},
 };
 
 } // namespace
@@ -409,10 +479,16 @@ constexpr Command commands[] = {
 json run_json(std::string_view command, const json& request) {
     auto it = std::find_if(std::begin(commands), std::end(commands),
                            [&](const Command& c) { return command == c.name; });
-    if (it == std::end(commands))
-        fail(fmt::format("unknown command '{}' (known: {})", command,
-                         fmt::join(json_commands(), ", ")));
-    Request reader(request, command);
+    if (it == std::end(commands)) {
+        auto known = json_commands();
+        auto near = did_you_mean(command, known);
+        fail(fmt::format("unknown command '{}'{} (known: {})", command,
+                         near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                         fmt::join(known, ", ")));
+    }
+    const auto* definition = find_command(command);
+    if (!definition) throw std::logic_error(fmt::format("{}: no definition", command));
+    Request reader(request, *definition);
     return it->run(reader);
 }
 
@@ -440,6 +516,32 @@ std::string run_json_text(std::string_view command, std::string_view request) {
         throw Error(std::move(d));
     }
     return run_json(command, parsed).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json command_definitions_json() {
+    auto out = json::array();
+    for (const auto& command : command_definitions()) {
+        auto options = json::array();
+        for (const auto& o : command.options)
+            options.push_back({{"key", o.key},
+                               {"flags", o.flags},
+                               {"type", to_string(o.type)},
+                               {"repeatable", o.repeatable},
+                               {"required", o.required},
+                               {"positional", o.positional},
+                               {"metavar", o.metavar},
+                               {"default", o.default_value},
+                               {"choices", o.choices},
+                               {"help", o.help},
+                               {"surface", o.surface == Surface::both  ? "both"
+                                           : o.surface == Surface::cli ? "cli"
+                                                                       : "api"}});
+        out.push_back({{"name", command.name},
+                       {"summary", command.summary},
+                       {"usage", command.usage},
+                       {"options", options}});
+    }
+    return out;
 }
 
 std::vector<std::string> json_commands() {

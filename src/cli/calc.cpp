@@ -14,8 +14,8 @@ void register_calc(CLI::App& app, ExitCode& exit_code) {
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("text");
     add_config_options(*cmd, *options);
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([options, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [options, format, &exit_code] {
         Diagnostics diags;
         auto model = load_model(*options, diags);
         if (!model || diags.has_errors()) {
@@ -55,9 +55,8 @@ void register_table(CLI::App& app, ExitCode& exit_code) {
     cmd->add_option("--kernel-tree", *tree,
                     "kernel source tree whose version to use (default: the one the working "
                     "directory lies in)");
-    cmd->add_option("--format", *format, "text, json or markdown")
-        ->check(CLI::IsMember({"text", "json", "markdown"}));
-    cmd->callback([arch, version, tree, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [arch, version, tree, format, &exit_code] {
         Diagnostics diags;
         auto parsed_arch = arch_option(*arch, diags);
         auto nonempty = [](const std::string& s) {

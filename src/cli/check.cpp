@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -15,6 +16,20 @@
 #include "common.hpp"
 
 namespace cmalign::cli {
+
+namespace {
+// "a.dtsi, b.h and 3 more files"
+std::string file_list(const std::vector<std::string>& files) {
+    constexpr std::size_t shown = 3;
+    std::string out;
+    for (std::size_t i = 0; i < files.size() && i < shown; ++i)
+        out += (i == 0 ? "" : ", ") + files[i];
+    if (files.size() > shown)
+        out += fmt::format(" and {} more file{}", files.size() - shown,
+                           files.size() - shown == 1 ? "" : "s");
+    return out;
+}
+} // namespace
 
 void add_tree_options(CLI::App& cmd, TreeOptions& options) {
     cmd.add_option("-I", options.include_dirs, "include directory for the DTS preprocessor");
@@ -33,8 +48,8 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
     auto switch_errors = std::make_shared<Diagnostics>();
     auto no_progress = std::make_shared<bool>(false);
     auto base_dir = std::make_shared<std::string>();
-    cmd->add_option("files", request->inputs, ".dts/.dtsi/.dtso/.dtb/.dtbo files or directories")
-        ->required();
+    add_inputs(cmd, "files", request->inputs, ".dts/.dtsi/.dtso/.dtb/.dtbo files or directories",
+               true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
     cmd->add_option("--bootargs", request->checks.bootargs,
@@ -61,16 +76,30 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--werror", request->checks.werror, "warnings make the exit status 1");
     cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
     cmd->add_flag("--no-progress", *no_progress, "no progress line on stderr");
-    cmd->add_option("--affected-by", request->affected_by,
-                    "only the inputs whose tree includes one of these files (e.g. the files a "
-                    "pull request changes)");
-    cmd->add_option("--format", *format, "text, json, sarif or github (workflow annotations)")
-        ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
+    // FILE... as `$(git diff --name-only)` gives them: the list ends at the next option or `--`.
+    takes_list(cmd->add_option("--affected-by", request->affected_by,
+                               "FILE...: only the boards whose tree includes one of these files "
+                               "(e.g. the files a pull request changes); ends at the next option "
+                               "or --"));
+    add_format(cmd, *format);
     cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
     auto sweep_options = std::make_shared<SweepOptions>();
     add_sweep_options(*cmd, *sweep_options, "check under");
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
+        // The list of --affected-by ends only at an option: a directory in it is an input
+        // swallowed by the list, never a changed file.
+        for (const auto& changed : request->affected_by) {
+            std::error_code ec;
+            if (std::filesystem::is_directory(changed, ec)) {
+                std::cerr << fmt::format(
+                    "cmalign check: error: --affected-by takes the changed files, and '{}' is a "
+                    "directory; give the inputs before --affected-by, or after --\n",
+                    changed);
+                exit_code = ExitCode::input_error;
+                return;
+            }
+        }
         if (switch_errors->has_errors()) {
             print_diagnostics(*switch_errors);
             exit_code = ExitCode::input_error;
@@ -126,18 +155,44 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
         for (const auto& r : outcome.results)
             all.insert(all.end(), r.diagnostics.begin(), r.diagnostics.end());
 
+        // On stderr for every format but JSON (whose "summary" holds the same counts): how many
+        // boards were checked, so a gate that checked nothing cannot look green.
+        auto print_summary = [&] {
+            const bool affected = !request->affected_by.empty();
+            if (affected)
+                std::cerr << fmt::format(
+                    "{} board{} affected by {}{}\n", outcome.inputs, outcome.inputs == 1 ? "" : "s",
+                    file_list(request->affected_by),
+                    outcome.unaffected_inputs > 0
+                        ? fmt::format(" ({} not affected, skipped)", outcome.unaffected_inputs)
+                        : std::string());
+            std::size_t failing = 0;
+            for (const auto& r : outcome.results)
+                if (r.failed(request->checks.werror)) ++failing;
+            auto summary = report::summary_line(all);
+            std::cerr << fmt::format(
+                "{} board{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,
+                outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
+                outcome.model->version.str(),
+                outcome.model->cma_min_alignment_bytes
+                    ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
+                    : std::string("decided at boot"),
+                summary.empty() ? ": no findings" : ": " + summary,
+                failing ? fmt::format(", {} failing", failing) : "");
+        };
+
         if (*format == "json") {
-            auto j = report::check_json(kernel::to_json(*outcome.model), outcome.results,
-                                        outcome.input_errors);
-            std::cout << j.dump(2) << '\n';
+            std::cout << check_json(outcome, !request->affected_by.empty()).dump(2) << '\n';
         } else if (*format == "github") {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
             std::cout << report::github(all);
+            print_summary();
         } else if (*format == "sarif") {
             report::SarifOptions options;
             if (!base_dir->empty()) options.base_dir = *base_dir;
             std::cout << report::sarif(all, options).dump(2) << '\n';
+            print_summary();
         } else {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
@@ -153,23 +208,7 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
             for (const auto& r : outcome.results)
                 findings.insert(findings.end(), r.diagnostics.begin(), r.diagnostics.end());
             std::cout << report::text(findings, options);
-            std::size_t failing = 0;
-            for (const auto& r : outcome.results)
-                if (r.failed(request->checks.werror)) ++failing;
-            if (outcome.unaffected_inputs > 0)
-                std::cerr << fmt::format("{} input{} not affected by --affected-by, skipped\n",
-                                         outcome.unaffected_inputs,
-                                         outcome.unaffected_inputs == 1 ? "" : "s");
-            auto summary = report::summary_line(all);
-            std::cerr << fmt::format(
-                "{} input{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,
-                outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
-                outcome.model->version.str(),
-                outcome.model->cma_min_alignment_bytes
-                    ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
-                    : std::string("decided at boot"),
-                summary.empty() ? ": no findings" : ": " + summary,
-                failing ? fmt::format(", {} failing", failing) : "");
+            print_summary();
         }
 
         exit_code = outcome.exit_code(request->checks.werror);

@@ -28,8 +28,7 @@ void register_fix(CLI::App& app, ExitCode& exit_code) {
     auto in_place = std::make_shared<bool>(false);
     auto diff = std::make_shared<bool>(false);
     auto out = std::make_shared<std::string>();
-    cmd->add_option("files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories")
-        ->required();
+    add_inputs(cmd, "files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories", true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
     cmd->add_option("--bootargs", request->bootargs,
@@ -44,9 +43,9 @@ void register_fix(CLI::App& app, ExitCode& exit_code) {
     in_place_opt->excludes(out_opt)->excludes(diff_opt);
     out_opt->excludes(diff_opt);
     cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    add_format(cmd, *format);
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
         if (*in_place)
             request->mode = FixMode::in_place;
         else if (!out->empty()) {

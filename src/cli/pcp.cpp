@@ -36,8 +36,8 @@ void register_pcp(CLI::App& app, ExitCode& exit_code) {
     cmd->add_option("--vendor-param", request->vendor_params,
                     "apply a non-upstream boot parameter with its proposed semantics "
                     "(pcp_batch_scale_max); repeatable");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([request, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [request, format, &exit_code] {
         auto outcome = run_pcp(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();
@@ -59,8 +59,8 @@ void register_heap(CLI::App& app, ExitCode& exit_code) {
         ->required();
     cmd->add_option("--available-order", request->available_order,
                     "assume blocks above this order are exhausted");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([request, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [request, format, &exit_code] {
         auto outcome = run_heap(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();
