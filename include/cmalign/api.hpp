@@ -17,7 +17,7 @@
 
 namespace cmalign {
 
-// The options every command that needs a kernel configuration takes (contract: common options).
+// The options every command that needs a kernel configuration takes (docs/cli.md, common options).
 struct ConfigOptions {
     std::vector<std::string> config_files; // -c, in order
     std::vector<std::string> sets;         // --set CONFIG_X=VALUE, applied after the files
@@ -93,6 +93,10 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
 // Kconfig gives for them (evaluate_config().config). Like load_model(), it first calls
 // resolve_config_options() (without inputs).
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags);
+
+// Drops what the library keeps between calls (the parsed kernel trees), for a long-running
+// process that is done with them.
+void clear_caches();
 
 // load_config() + kernel::derive(): what `cmalign calc` prints.
 std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags);

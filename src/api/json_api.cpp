@@ -160,7 +160,7 @@ public:
         return v.get<std::string>();
     }
 
-    // The common options (contract: every command that needs a kernel configuration).
+    // The common options (docs/cli.md, common options).
     ConfigOptions config() {
         ConfigOptions options;
         options.config_files = strings("configs");

@@ -78,7 +78,7 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
 
 std::optional<std::string> kconfig_arch(const ConfigOptions& options,
                                         const kconfig::Config& inputs) {
-    // Our --arch names (contract) to make's ARCH; a name that already is one stays.
+    // Our --arch names (docs/cli.md) to make's ARCH; a name that already is one stays.
     static const std::map<std::string, std::string, std::less<>> to_make = {
         {"aarch64", "arm64"},
         {"armhf", "arm"},
@@ -225,6 +225,10 @@ CommandModel command_model(const ConfigOptions& given, const std::vector<std::st
     out.model = load_model(out.config, diags);
     out.diagnostics = diags.items();
     return out;
+}
+
+void clear_caches() {
+    kconfig::clear_cache();
 }
 
 } // namespace cmalign

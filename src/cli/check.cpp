@@ -186,7 +186,7 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
         } else if (*format == "github") {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
-            std::cout << report::github(all);
+            std::cout << report::github(report::merge_shared(all));
             print_summary();
         } else if (*format == "sarif") {
             report::SarifOptions options;
@@ -207,7 +207,8 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
             std::vector<Diagnostic> findings;
             for (const auto& r : outcome.results)
                 findings.insert(findings.end(), r.diagnostics.begin(), r.diagnostics.end());
-            std::cout << report::text(findings, options);
+            // A finding in a shared .dtsi once, naming its boards.
+            std::cout << report::text(report::merge_shared(findings), options);
             print_summary();
         }
 

@@ -163,7 +163,8 @@ void print_man(const CLI::App& app) {
     out << ".SH FILES\n"
         << roff("Findings are printed gcc-style (file:line:col: error: message [check]); the "
                 "JSON, SARIF and GitHub formats, the check names and the kernel sources behind "
-                "them are described in docs/ of the cmalign source.")
+                "them are described in share/doc/cmalign/ under the installation prefix "
+                "(cli.md, json.md, checks.md, library.md).")
         << "\n";
 }
 

@@ -3,11 +3,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "support/cli.hpp"
+#include "support/material.hpp"
 
 using namespace cli_test;
 namespace fs = std::filesystem;
@@ -104,7 +107,9 @@ TEST_CASE("no board under the given paths is an input error naming them, in ever
         CAPTURE(format);
         auto r = cli("check " + dir.string() + " " + cfg + " --format " + format);
         CHECK(r.exit_code == 2);
-        CHECK(r.err.find("no board (.dts, .dtso, .dtb, .dtbo) under '" + dir.string() + "'") !=
+        // On stderr for text; in the JSON, SARIF or annotations for the others.
+        CHECK((r.out + r.err)
+                  .find("no board (.dts, .dtso, .dtb, .dtbo) under '" + dir.string() + "'") !=
               std::string::npos);
     }
     auto fix = cli("fix " + dir.string() + " " + cfg);
@@ -146,4 +151,64 @@ TEST_CASE("--affected-by: a change reaching no board says so; a directory in its
                      " -- " + repo + "/boards");
     CHECK(ended.exit_code == 1);
     CHECK(boards_of(ended.out) == 2);
+}
+
+TEST_CASE("a finding in a shared .dtsi is printed once naming its boards; JSON keeps each") {
+    const std::string args = "check " + evk + " " + mini + " -I " + include + " " + cfg;
+    // JSON: one entry per board; the findings in the shared .dtsi, grouped by place.
+    auto json = nlohmann::json::parse(cli(args + " --format json").out);
+    std::map<std::string, std::set<std::string>> boards_of_place;
+    for (const auto& d : json["diagnostics"]) {
+        auto file = d["file"].get<std::string>();
+        if (file.find("acme-soc.dtsi") == std::string::npos) continue;
+        boards_of_place[std::to_string(d["line"].get<int>()) + ":" +
+                        std::to_string(d["column"].get<int>())]
+            .insert(d["input"].get<std::string>());
+    }
+    std::size_t shared = 0;
+    for (const auto& [place, boards] : boards_of_place)
+        if (boards.size() == 2) ++shared;
+    REQUIRE(shared >= 1); // the SoC's vdec pool, in both boards
+
+    // Text: one line per place; a place both boards reach names them.
+    auto text = cli(args);
+    CHECK(text.exit_code == 1);
+    std::size_t lines = 0, named = 0;
+    std::istringstream in(text.out);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("acme-soc.dtsi:") == std::string::npos ||
+            line.find(": error: ") == std::string::npos)
+            continue;
+        ++lines;
+        if (line.find("(in 2 boards: " + evk + ", " + mini + ")") != std::string::npos) ++named;
+    }
+    CHECK(lines == boards_of_place.size());
+    CHECK(named == shared);
+    auto github = cli(args + " --format github");
+    CHECK(github.out.find("in 2 boards: ") != std::string::npos);
+}
+
+TEST_CASE("config inside a kernel tree evaluates it as calc does" *
+          CMALIGN_REAL_MATERIAL(std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12")) {
+    const std::string tree = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
+    if (!cmalign::test::have_material(tree + "/arch/powerpc/configs/ppc64_defconfig")) return;
+    auto config = run_cli_in(tree, "config -c arch/powerpc/configs/ppc64_defconfig --format json");
+    auto calc = run_cli_in(tree, "calc -c arch/powerpc/configs/ppc64_defconfig --format json");
+    REQUIRE(config.exit_code == 0);
+    REQUIRE(calc.exit_code == 0);
+    auto symbols = nlohmann::json::parse(config.out)["symbols"];
+    // The defconfig names a few hundred symbols; Kconfig's evaluation gives thousands.
+    CHECK(symbols.size() > 3000);
+    // Every config line calc's derivation read has the value config prints.
+    std::size_t compared = 0;
+    for (const auto& step : nlohmann::json::parse(calc.out)["derivation"])
+        for (const auto& input : step["inputs"]) {
+            if (input["file"].is_null()) continue; // assumed, not read
+            auto symbol = input["symbol"].get<std::string>();
+            CAPTURE(symbol);
+            REQUIRE(symbols.contains(symbol));
+            CHECK(symbols[symbol] == input["value"]);
+            ++compared;
+        }
+    CHECK(compared >= 3);
 }

@@ -72,7 +72,8 @@ def test_unknown_keyword_is_a_type_error_and_bad_values_raise():
     with pytest.raises(TypeError):
         cmalign.calc(arhc="arm64")
     # ... and a cmalign.Error listing the valid keywords, like an unknown JSON key.
-    with pytest.raises(cmalign.Error, match=r"unknown keyword 'arhc'; valid keywords: .*arch"):
+    with pytest.raises(cmalign.Error,
+                       match=r"unknown keyword 'arhc' \(did you mean 'arch'\?\); valid keywords: .*arch"):
         cmalign.calc(arhc="arm64")
     result, error = cmalign._cmalign.run("calc", '{"arhc": "arm64"}')
     assert result is None and "unknown key 'arhc' (did you mean 'arch'?)" in error

@@ -143,7 +143,7 @@ def test_cli_c_and_python_agree(name, key, tmp_path):
     if key in ("zones", "zoneinfo"):
         request.pop("memory")  # exactly one description of the memory
     if key == "file":
-        request.pop("files")
+        request.pop("files", None)
     if key == "sweep_page_sizes":
         request["sweep_versions"] = values["sweep_versions"]
     request[key] = values[key]

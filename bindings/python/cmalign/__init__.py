@@ -11,6 +11,7 @@ definitions (``cmalign/commands.hpp``), the same table the CLI, the C API's JSON
 and the documentation come from. Paths may be ``str`` or ``os.PathLike``; a keyword that takes a
 list also takes a single value.
 """
+import difflib as _difflib
 import inspect as _inspect
 import json as _json
 import os as _os
@@ -106,8 +107,12 @@ def _command(definition):
             bound = signature.bind(*args, **kwargs)
         except TypeError as error:
             unknown = [k for k in kwargs if k not in valid]
+
+            def named(key):
+                near = _difflib.get_close_matches(key, valid, n=1)
+                return f"'{key}'" + (f" (did you mean '{near[0]}'?)" if near else "")
             what = (f"unknown keyword{'s' if len(unknown) > 1 else ''} "
-                    + ", ".join(f"'{k}'" for k in unknown) if unknown else str(error))
+                    + ", ".join(named(k) for k in unknown) if unknown else str(error))
             raise KeywordError(f"cmalign: error: {name}: {what}; valid keywords: "
                                + ", ".join(valid)) from None
         request = {k: _plain(v) for k, v in bound.arguments.items() if v is not None}
@@ -126,7 +131,13 @@ def _command(definition):
 for _definition in _DEFINITIONS:
     globals()[_definition["name"]] = _command(_definition)
 
-__all__ = ["Error", "KeywordError", "__version__"] + [d["name"] for d in _DEFINITIONS]
+def clear_caches():
+    """Drops what the library keeps between calls (the parsed kernel trees; at most a few)."""
+    _cmalign.clear_caches()
+
+
+__all__ = (["Error", "KeywordError", "clear_caches", "__version__"] +
+           [d["name"] for d in _DEFINITIONS])
 
 _STUB_TYPES = {
     "flag": "bool", "text": "str", "path": "_Path", "directory": "_Path", "size": "_Size",
@@ -156,6 +167,8 @@ def _stub_text():
            "    def __init__(self, message: str) -> None: ...",
            "",
            "class KeywordError(Error, TypeError): ...",
+           "",
+           "def clear_caches() -> None: ...",
            ""]
     for definition in _DEFINITIONS:
         by_key = {o["key"]: o for o in _api_options(definition)}
