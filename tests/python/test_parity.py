@@ -147,18 +147,23 @@ def test_cli_c_and_python_agree(name, key, tmp_path):
     if key == "sweep_page_sizes":
         request["sweep_versions"] = values["sweep_versions"]
     request[key] = values[key]
-    writes = key in ("in_place", "out")
-    if writes:  # fix writes: each front end gets the same fresh copy
-        board = tmp_path / "board"
-        request["files"] = [str(board / "acme-evk.dts")]
+    # Every front end runs on its own fresh copy of the board repository (fix may write), at
+    # the same path, so the results are comparable and nothing in the source tree is touched.
+    copy = tmp_path / "board-repo"
+
+    def relocate(value):
+        if isinstance(value, list):
+            return [relocate(v) for v in value]
+        if isinstance(value, str) and value.startswith(str(REPO)):
+            return str(copy) + value[len(str(REPO)):]
+        return value
+
+    request = {k: relocate(v) for k, v in request.items()}
 
     def fresh():
-        if writes:
-            shutil.rmtree(tmp_path / "board", ignore_errors=True)
-            (tmp_path / "board").mkdir()
-            shutil.copy(EVK, tmp_path / "board")
-            shutil.copy(SOC, tmp_path / "board")
-            (tmp_path / "out.dts").unlink(missing_ok=True)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(REPO, copy)
+        (tmp_path / "out.dts").unlink(missing_ok=True)
 
     fresh()
     code, cli_result, cli_err = run_cli(name, request, tmp_path)
@@ -188,6 +193,14 @@ def test_cli_c_and_python_agree(name, key, tmp_path):
         assert cli_result == {"text": expected["dts"]}
         return
     assert cli_result == expected, (cli_words(name, request), cli_err)
+
+
+def test_the_source_tree_is_untouched():
+    # Runs after the parity cases (file order): fix --in-place there wrote only to copies.
+    status = subprocess.run(["git", "status", "--porcelain", "--", str(REPO)], cwd=ROOT,
+                            capture_output=True, text=True)
+    if status.returncode == 0:
+        assert status.stdout == ""
 
 
 def test_every_definition_key_is_covered(tmp_path):
