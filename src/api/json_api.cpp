@@ -5,8 +5,10 @@
 #include "cmalign/kernel/versions.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <functional>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -225,6 +227,43 @@ private:
     const CommandDefinition& definition_;
     std::set<std::string> seen_;
 };
+
+// A message of the library in the words of a request: "--limit node-depth=N" becomes
+// `limits={"node-depth": N}` and a long flag of the command ("--target-alignment") its key
+// ('target_alignment'). Longer flags first, so "--sweep-page-sizes" is not cut at a prefix.
+std::string in_request_words(std::string message, const CommandDefinition& command) {
+    static const std::regex limit(R"(--limit ([a-z-]+)=N)");
+    message = std::regex_replace(message, limit, R"(limits={"$1": N})");
+    std::vector<std::pair<std::string, std::string>> flags; // --flag, 'key'
+    for (const auto& row : command.options) {
+        if (row.surface == Surface::cli) continue;
+        std::string_view all = row.flags;
+        while (!all.empty()) {
+            auto comma = all.find(',');
+            auto flag = all.substr(0, comma);
+            if (flag.size() > 2 && flag.substr(0, 2) == "--")
+                flags.emplace_back(std::string(flag), "'" + std::string(row.key) + "'");
+            all = comma == std::string_view::npos ? std::string_view{} : all.substr(comma + 1);
+        }
+    }
+    std::sort(flags.begin(), flags.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    for (const auto& [flag, key] : flags) {
+        for (std::size_t at = 0; (at = message.find(flag, at)) != std::string::npos;) {
+            auto end = at + flag.size();
+            bool whole = end == message.size() ||
+                         !(std::isalnum(static_cast<unsigned char>(message[end])) ||
+                           message[end] == '-');
+            if (!whole) {
+                at = end;
+                continue;
+            }
+            message.replace(at, flag.size(), key);
+            at += key.size();
+        }
+    }
+    return message;
+}
 
 // ---- the commands -----------------------------------------------------------------------------
 
@@ -489,7 +528,14 @@ json run_json(std::string_view command, const json& request) {
     const auto* definition = find_command(command);
     if (!definition) throw std::logic_error(fmt::format("{}: no definition", command));
     Request reader(request, *definition);
-    return it->run(reader);
+    try {
+        return it->run(reader);
+    } catch (const Error& e) {
+        // The caller wrote a request, not a command line: its error names keys, not flags.
+        Diagnostic d = e.diagnostic();
+        d.message = in_request_words(d.message, *definition);
+        throw Error(std::move(d));
+    }
 }
 
 std::string run_json_text(std::string_view command, std::string_view request) {

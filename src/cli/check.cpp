@@ -32,17 +32,14 @@ std::string file_list(const std::vector<std::string>& files) {
 } // namespace
 
 void add_tree_options(CLI::App& cmd, TreeOptions& options) {
-    cmd.add_option("-I", options.include_dirs, "include directory for the DTS preprocessor");
-    cmd.add_option("-D", options.defines, "NAME[=VALUE] for the DTS preprocessor");
-    cmd.add_option("--overlay", options.overlays,
-                   ".dtso/.dtbo applied to each input in order, as fdtoverlay does (repeatable)")
-        ->take_all()
-        ->allow_extra_args(false);
+    cmd.add_option("-I", options.include_dirs);
+    cmd.add_option("-D", options.defines);
+    cmd.add_option("--overlay", options.overlays)->take_all()->allow_extra_args(false);
     add_limit_option(cmd, options.limits);
 }
 
 void register_check(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("check", "lint /reserved-memory against the kernel's rules");
+    auto* cmd = app.add_subcommand("check");
     auto request = std::make_shared<CheckRequest>();
     auto format = std::make_shared<std::string>("text");
     auto switch_errors = std::make_shared<Diagnostics>();
@@ -52,37 +49,31 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
                true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--bootargs", request->checks.bootargs);
     // -W/-E keep command-line order (later wins, as in dtc): each value is handled as parsed.
-    cmd->add_option_function<std::string>(
-           "-W",
-           [request, switch_errors](const std::string& v) {
-               if (auto s = checks::parse_switch('W', v, *switch_errors))
-                   request->checks.switches.push_back(*s);
-           },
-           "-W CHECK enables a check as a warning, -Wno-CHECK disables it")
+    cmd->add_option_function<std::string>("-W",
+                                          [request, switch_errors](const std::string& v) {
+                                              if (auto s =
+                                                      checks::parse_switch('W', v, *switch_errors))
+                                                  request->checks.switches.push_back(*s);
+                                          })
         ->trigger_on_parse()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_option_function<std::string>(
-           "-E",
-           [request, switch_errors](const std::string& v) {
-               if (auto s = checks::parse_switch('E', v, *switch_errors))
-                   request->checks.switches.push_back(*s);
-           },
-           "-E CHECK makes a check's findings errors, -Eno-CHECK undoes it")
+    cmd->add_option_function<std::string>("-E",
+                                          [request, switch_errors](const std::string& v) {
+                                              if (auto s =
+                                                      checks::parse_switch('E', v, *switch_errors))
+                                                  request->checks.switches.push_back(*s);
+                                          })
         ->trigger_on_parse()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_flag("--werror", request->checks.werror, "warnings make the exit status 1");
-    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
-    cmd->add_flag("--no-progress", *no_progress, "no progress line on stderr");
+    cmd->add_flag("--werror", request->checks.werror);
+    cmd->add_option("-j,--jobs", request->jobs);
+    cmd->add_flag("--no-progress", *no_progress);
     // FILE... as `$(git diff --name-only)` gives them: the list ends at the next option or `--`.
-    takes_list(cmd->add_option("--affected-by", request->affected_by,
-                               "FILE...: only the boards whose tree includes one of these files "
-                               "(e.g. the files a pull request changes); ends at the next option "
-                               "or --"));
+    takes_list(cmd->add_option("--affected-by", request->affected_by));
     add_format(cmd, *format);
-    cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
+    cmd->add_option("--sarif-base", *base_dir);
     auto sweep_options = std::make_shared<SweepOptions>();
     add_sweep_options(*cmd, *sweep_options, "check under");
 

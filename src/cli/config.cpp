@@ -7,7 +7,7 @@
 namespace cmalign::cli {
 
 void register_config(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("config", "the value of every symbol after merging the inputs");
+    auto* cmd = app.add_subcommand("config");
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("config");
     add_config_options(*cmd, *options);

@@ -20,9 +20,7 @@
 namespace cmalign::cli {
 
 void register_fix(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "fix",
-        "round CMA pool sizes up to the kernel's alignment, in the file where each is written");
+    auto* cmd = app.add_subcommand("fix");
     auto request = std::make_shared<FixRequest>();
     auto format = std::make_shared<std::string>("text");
     auto in_place = std::make_shared<bool>(false);
@@ -31,18 +29,13 @@ void register_fix(CLI::App& app, ExitCode& exit_code) {
     add_inputs(cmd, "files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories", true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
-    auto* in_place_opt = cmd->add_flag("--in-place", *in_place,
-                                       "rewrite the files (atomically) where sizes are written");
-    auto* out_opt = cmd->add_option("-o,--output", *out,
-                                    "write the edited board here (one input; every edit must be "
-                                    "in that file, not in an included one)");
-    auto* diff_opt = cmd->add_flag("--diff", *diff,
-                                   "print a unified diff of every file to change, write nothing");
+    cmd->add_option("--bootargs", request->bootargs);
+    auto* in_place_opt = cmd->add_flag("--in-place", *in_place);
+    auto* out_opt = cmd->add_option("-o,--output", *out);
+    auto* diff_opt = cmd->add_flag("--diff", *diff);
     in_place_opt->excludes(out_opt)->excludes(diff_opt);
     out_opt->excludes(diff_opt);
-    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
+    cmd->add_option("-j,--jobs", request->jobs);
     add_format(cmd, *format);
 
     on_run(cmd, [=, &exit_code] {

@@ -27,9 +27,7 @@ bool utf8_locale() {
 } // namespace
 
 void register_map(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "map",
-        "draw the board's physical memory: banks, reservations, CMA grid, rejections, fixes");
+    auto* cmd = app.add_subcommand("map");
     auto request = std::make_shared<MapRequest>();
     auto format = std::make_shared<std::string>("text");
     auto output = std::make_shared<std::string>();
@@ -37,12 +35,10 @@ void register_map(CLI::App& app, ExitCode& exit_code) {
     add_input(cmd, "board", request->input, "a .dts or .dtb board");
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--bootargs", request->checks.bootargs);
     add_format(cmd, *format);
-    cmd->add_option("-o,--output", *output, "write the picture to this file instead of stdout");
-    cmd->add_option("--columns", *columns, "width of the text picture (default 80, at least 60)")
-        ->check(CLI::Range(60, 1000));
+    cmd->add_option("-o,--output", *output);
+    cmd->add_option("--columns", *columns)->check(CLI::Range(60, 1000));
 
     on_run(cmd, [=, &exit_code] {
         auto outcome = run_map(*request);

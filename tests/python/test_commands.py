@@ -135,7 +135,9 @@ def test_limits_are_raised_by_name_and_refused_when_unknown(tmp_path):
     with pytest.raises(cmalign.Error) as err:
         cmalign.check(files=[deep], arch="arm64", kernel_version="6.12")
     assert err.value.file == str(deep) and err.value.line == 258
-    assert "--limit node-depth=N raises it" in str(err.value)
+    # In the words of the call (a keyword), not of the command line.
+    assert 'limits={"node-depth": N} raises it' in str(err.value)
+    assert "--limit" not in str(err.value)
     got = cmalign.check(files=[deep], arch="arm64", kernel_version="6.12",
                         limits={"node-depth": 400})
     assert got["summary"]["errors"] == 0
