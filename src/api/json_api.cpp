@@ -251,9 +251,9 @@ std::string in_request_words(std::string message, const CommandDefinition& comma
     for (const auto& [flag, key] : flags) {
         for (std::size_t at = 0; (at = message.find(flag, at)) != std::string::npos;) {
             auto end = at + flag.size();
-            bool whole = end == message.size() ||
-                         !(std::isalnum(static_cast<unsigned char>(message[end])) ||
-                           message[end] == '-');
+            bool whole =
+                end == message.size() ||
+                !(std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-');
             if (!whole) {
                 at = end;
                 continue;
