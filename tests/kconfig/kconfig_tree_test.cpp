@@ -622,6 +622,7 @@ endmenu
     CHECK(now.find("# end of Empty") != std::string::npos);
     CHECK(old.find("# end of Full") != std::string::npos);
     CHECK(now.find("# end of Full") != std::string::npos);
+}
 
 TEST_CASE("the parse cache keeps a few trees, least recently used dropped, and can be emptied") {
     cmalign::kconfig::clear_cache();
