@@ -201,7 +201,8 @@ TEST_CASE("config inside a kernel tree evaluates it as calc does" *
     CHECK(symbols.size() > 3000);
     // Every config line calc's derivation read has the value config prints.
     std::size_t compared = 0;
-    for (const auto& step : nlohmann::json::parse(calc.out)["derivation"])
+    const auto derivation = nlohmann::json::parse(calc.out)["derivation"];
+    for (const auto& step : derivation)
         for (const auto& input : step["inputs"]) {
             if (input["file"].is_null()) continue; // assumed, not read
             auto symbol = input["symbol"].get<std::string>();
