@@ -8,6 +8,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/fix/plan.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
