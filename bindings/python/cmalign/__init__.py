@@ -93,7 +93,7 @@ def _docstring(definition):
             extra.append("one of " + ", ".join(o["choices"].split(",")))
         flag = f"; command line {o['flags'].replace(',', ', ')}" if o["flags"] else ""
         more = f" ({'; '.join(extra)})" if extra else ""
-        lines.append(f"{o['key']}: {kind}{more}{flag}. {o['help'][0].upper()}{o['help'][1:]}.")
+        lines.append(f"{o['key']}: {kind}{more}{flag}: {o['help']}.")
     return "\n".join(lines)
 
 
