@@ -80,7 +80,7 @@ void register_fix(CLI::App& app, ExitCode& exit_code) {
                         ++files;
                     }
                 std::cerr << fmt::format(
-                    "{} input{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
+                    "{} board{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
                     outcome.inputs == 1 ? "" : "s", format_size(*outcome.alignment),
                     outcome.edits.size(), outcome.edits.size() == 1 ? "" : "s", files,
                     files == 1 ? "" : "s",
