@@ -104,9 +104,10 @@ const OptionDefinition* definition_of(const CommandDefinition& command, const CL
 
 void apply_definitions(CLI::App& app) {
     for (auto* cmd : app.get_subcommands([](CLI::App*) { return true; })) {
+        // A command without a definition keeps its own CLI11 texts (tests/cli/reference_test.cpp
+        // fails on it); a defined one must match its definition exactly.
         const auto* command = find_command(cmd->get_name());
-        if (!command)
-            throw std::logic_error("cmalign " + cmd->get_name() + ": no command definition");
+        if (!command) continue;
         cmd->description(std::string(command->summary));
         std::set<const OptionDefinition*> used;
         for (auto* option : cmd->get_options()) {

@@ -2,6 +2,7 @@
 // from them; the friendly edges of the command line.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 
 #include "cmalign/commands.hpp"
@@ -63,6 +64,23 @@ TEST_CASE("every command and option of the definitions is on the command line, w
         for (const auto& command : cmalign::command_definitions())
             CHECK(out.out.find(std::string(command.name)) != std::string::npos);
     }
+}
+
+TEST_CASE("every command of the program has a definition") {
+    auto help = cli("--help").out;
+    auto at = help.find("Subcommands:");
+    REQUIRE(at != std::string::npos);
+    std::istringstream lines(help.substr(at));
+    std::string line;
+    std::getline(lines, line);
+    std::size_t commands = 0;
+    while (std::getline(lines, line) && !line.empty()) {
+        auto name = line.substr(2, line.find(' ', 2) - 2);
+        CAPTURE(name);
+        CHECK(cmalign::find_command(name) != nullptr);
+        ++commands;
+    }
+    CHECK(commands == cmalign::command_definitions().size());
 }
 
 TEST_CASE("completion completes arches, check names and formats") {
