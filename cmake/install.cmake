@@ -34,7 +34,11 @@ endif()
 file(RELATIVE_PATH CMALIGN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/cmalign.pc.in
     ${CMAKE_CURRENT_BINARY_DIR}/cmalign.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.pc
+# cmalign.pc is all a C program needs (no nlohmann_json: the C API is plain C); cmalign-cxx.pc
+# adds nlohmann_json for the C++ headers.
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/cmalign-cxx.pc.in
+    ${CMAKE_CURRENT_BINARY_DIR}/cmalign-cxx.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.pc ${CMAKE_CURRENT_BINARY_DIR}/cmalign-cxx.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 if(CMALIGN_CLI)
@@ -44,4 +48,11 @@ if(CMALIGN_CLI)
     # bash-completion loads completions/<command> on demand.
     install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.bash-completion
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME cmalign)
+    install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.zsh-completion
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions RENAME _cmalign)
+    install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.fish-completion
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d RENAME cmalign.fish)
+    # The documents the man page points at.
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.svg")
 endif()

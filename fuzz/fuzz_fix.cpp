@@ -7,6 +7,7 @@
 
 #include "cmalign/dt/dts.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/fix/plan.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "fuzz_support.hpp"
 

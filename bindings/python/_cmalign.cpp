@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cmalign/api.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/json_api.hpp"
 #include "cmalign/version.hpp"
@@ -34,4 +35,9 @@ PYBIND11_MODULE(_cmalign, m) {
     m.def("run", &run, py::arg("command"), py::arg("request"),
           "Runs a command on a JSON request; returns (result JSON, None) or (None, error).");
     m.def("commands", &cmalign::json_commands, "The commands run() knows.");
+    m.def("clear_caches", &cmalign::clear_caches,
+          "Drops the parsed kernel trees the library keeps between calls.");
+    m.def(
+        "definitions", [] { return cmalign::command_definitions_json().dump(); },
+        "The command definitions (cmalign/commands.hpp) as JSON text.");
 }

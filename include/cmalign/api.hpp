@@ -2,6 +2,7 @@
 // option structs and reports through Diagnostics, so callers decide how to show problems.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +17,7 @@
 
 namespace cmalign {
 
-// The options every command that needs a kernel configuration takes (contract: common options).
+// The options every command that needs a kernel configuration takes (docs/cli.md, common options).
 struct ConfigOptions {
     std::vector<std::string> config_files; // -c, in order
     std::vector<std::string> sets;         // --set CONFIG_X=VALUE, applied after the files
@@ -29,6 +30,12 @@ struct ConfigOptions {
     // --kconfig-shell: run Kconfig's toolchain probes ($(shell,...)) with CROSS_COMPILE/LLVM from
     // the environment, as kbuild does; off: assume Debian's gcc 12 and list the assumptions.
     bool kconfig_shell = false;
+    // The caller's $ARCH, the last place the arch is taken from (a BSP build exports ARCH for
+    // its own reasons, so the library never reads the environment itself: the CLI passes it).
+    std::optional<std::string> environment_arch;
+    // With kconfig_shell: CROSS_COMPILE and LLVM as kbuild takes them from the environment
+    // (passed in by the caller, like environment_arch).
+    std::map<std::string, std::string> kconfig_environment;
     // --limit: file and line size for .config/Kconfig files, Kconfig source depth, macro depth
     // and symbol count.
     InputLimits limits;
@@ -44,11 +51,12 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
                                            const std::optional<std::string>& kernel_tree,
                                            Diagnostics& diags, const std::string& cwd = ".");
 
-// Where resolve_config_options() looks: the working directory and ARCH of the environment.
+// Where resolve_config_options() looks: the working directory, and an ARCH (else
+// ConfigOptions::environment_arch).
 struct ResolveEnvironment {
     std::string cwd;
-    std::optional<std::string> arch; // $ARCH
-    static ResolveEnvironment current();
+    std::optional<std::string> arch;
+    static ResolveEnvironment current(); // the working directory only
 };
 
 // The root of the kernel source tree that `path` (file or directory) lies in: the nearest
@@ -59,8 +67,8 @@ std::optional<std::string> find_kernel_tree(const std::string& path);
 //  - kernel_tree: the tree a -c file, an input file (`inputs`: DTS/DTB) or the working
 //    directory lies in, in that order;
 //  - arch: from a config path arch/<arch>/configs/…, else an input path arch/<arch>/boot/dts/…,
-//    else ARCH in the environment; not when a config file has kconfig's header (it names the
-//    arch itself).
+//    else ARCH of the environment the caller passed in; not when a config file has kconfig's header
+//    (it names the arch itself).
 // Idempotent: what is already set is kept, so every entry point may call it.
 ConfigOptions resolve_config_options(const ConfigOptions& options,
                                      const std::vector<std::string>& inputs, Diagnostics& diags,
@@ -85,6 +93,10 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
 // Kconfig gives for them (evaluate_config().config). Like load_model(), it first calls
 // resolve_config_options() (without inputs).
 std::optional<kconfig::Config> load_config(const ConfigOptions& options, Diagnostics& diags);
+
+// Drops what the library keeps between calls (the parsed kernel trees), for a long-running
+// process that is done with them.
+void clear_caches();
 
 // load_config() + kernel::derive(): what `cmalign calc` prints.
 std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags);

@@ -7,13 +7,15 @@
  *   ... out holds the `cmalign calc --format json` object ...
  *   cmalign_free(out);
  *
- * The request is a JSON object whose keys are the Python module's keyword arguments (docs/api.md);
+ * The request is a JSON object whose keys are the Python module's keyword arguments (docs/json.md,
+ * "Request keys");
  * NULL or "" is the empty object. The result is the CLI's JSON for that command (compact, UTF-8),
  * to be released with cmalign_free(). Findings (check's diagnostics) are part of the result.
  *
- * On bad input (an unreadable or unparsable file, a contradictory configuration, a request that
- * is not JSON or has an unknown or mistyped key) the result is NULL and, when `error` is not
- * NULL, *error holds "file:line:col: error: message" (also released with cmalign_free()). On
+ * On a bad request (not JSON, an unknown or mistyped key, a contradictory configuration) or when
+ * no input could be read, the result is NULL and, when `error` is not NULL, *error holds
+ * "file:line:col: error: message" (also released with cmalign_free()). One unreadable input among
+ * several is not a bad request: its error is in the result's "diagnostics", as the CLI's JSON. On
  * success *error is set to NULL. No C++ exception ever leaves these functions. They are
  * thread-safe: calls share no state.
  */
@@ -49,6 +51,9 @@ char* cmalign_pcp_json(const char* request, char** error);
 char* cmalign_heap_json(const char* request, char** error);
 /* keys: log, board (both required), include_dirs, defines, bootargs, and calc's keys */
 char* cmalign_explain_json(const char* request, char** error);
+/* keys: board (required), bootargs, include_dirs, defines, overlays, and calc's keys; the result is
+ * `cmalign map --format json` */
+char* cmalign_map_json(const char* request, char** error);
 /* keys: board, kernel (both required), qemu, timeout (seconds), save_log, save_dtb, overlays,
  * include_dirs, defines, bootargs, and calc's keys; result: the `boot-check --format json`
  * object (a boot that failed is an answer: its "errors" and "log_tail" say why) */
@@ -57,6 +62,9 @@ char* cmalign_boot_check_json(const char* request, char** error);
 /* Any command by name ("calc", "check", ...), including ones newer than this header's
  * functions; an unknown name is an error. */
 char* cmalign_run_json(const char* command, const char* request, char** error);
+
+/* Drops what the library keeps between calls (parsed kernel trees; at most a few are kept). */
+void cmalign_clear_cache(void);
 
 /* Releases a result or an error message (NULL is allowed). */
 void cmalign_free(void* p);

@@ -12,7 +12,7 @@
 
 namespace cmalign {
 
-// Runs `command` ("calc", "check", "fix", "suggest", "table", "config", "tree") on `request`
+// Runs `command` (one of json_commands(): "calc", "check", ...) on `request`
 // and returns what `cmalign COMMAND --format json` prints. Findings are data (check's
 // diagnostics); what makes the CLI exit 2 (unreadable or unparsable input, contradictory
 // configuration, an unknown or mistyped request key) throws cmalign::Error whose what() is
@@ -25,5 +25,10 @@ std::string run_json_text(std::string_view command, std::string_view request);
 
 // The commands run_json() knows, in the order the CLI lists them.
 std::vector<std::string> json_commands();
+
+// The definitions of cmalign/commands.hpp as JSON, for front ends written in other languages
+// (the Python package builds its functions from it): [{name, summary, usage, options: [{key,
+// flags, type, repeatable, required, positional, metavar, default, choices, help, surface}]}].
+nlohmann::json command_definitions_json();
 
 } // namespace cmalign

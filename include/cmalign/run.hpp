@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cmalign/api.hpp"
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
@@ -27,7 +29,8 @@ struct TreeOptions {
 };
 
 // Files named on the command line, directories searched recursively for boards (.dts, .dtso,
-// .dtb, .dtbo; a .dtsi only when named), sorted for stable output. Missing paths are errors.
+// .dtb, .dtbo; a .dtsi only when named), sorted for stable output. Missing paths are errors,
+// and so are paths that hold no board at all (so a gate never passes by checking nothing).
 std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Diagnostics& diags);
 
 struct CheckRequest {
@@ -58,6 +61,11 @@ struct CheckOutcome {
 };
 
 CheckOutcome run_check(const CheckRequest& request);
+
+// What `check --format json` prints for an outcome with a model: report::check_json() whose
+// summary also counts the boards, {errors, warnings, notes, boards} (boards checked), plus
+// "unaffected" (left out by affected_by) when affected_by was given.
+nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by = false);
 
 // What run_check() does with one input once it is read and checked: a failed read goes to
 // input_errors, else the reading warnings are prepended to the result. Shared by the sweep so

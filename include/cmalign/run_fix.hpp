@@ -1,6 +1,6 @@
 // Running `fix` and `suggest` over inputs: the whole pipeline the CLI and the bindings call
 // (load the model, read each board, plan, merge, then show or write). No output format here
-// besides the contract JSON objects.
+// besides the the JSON of docs/json.md objects.
 #pragma once
 
 #include <cstdint>

@@ -5,24 +5,30 @@
 #include "cmalign/kernel/versions.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <functional>
+#include <regex>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
 #include "cmalign/boot_check.hpp"
+#include "cmalign/commands.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/dt/write.hpp"
 #include "cmalign/explain.hpp"
 #include "cmalign/kconfig/write.hpp"
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/map/map.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/run_inputs.hpp"
+#include "cmalign/run_map.hpp"
 #include "cmalign/sweep.hpp"
 #include "cmalign/tune.hpp"
 
@@ -54,12 +60,19 @@ constexpr const char* request_file = "<request>";
 // misspelt keyword is an error instead of being ignored.
 class Request {
 public:
-    Request(const json& j, std::string_view command) : j_(j), command_(command) {
+    Request(const json& j, const CommandDefinition& definition)
+        : j_(j), command_(definition.name), definition_(definition) {
         if (!j_.is_object() && !j_.is_null())
             fail(fmt::format("{}: the request must be a JSON object", command_));
     }
 
     bool has(const char* key) {
+        // Every key read is a row of the command's definition (commands.cpp): the reader cannot
+        // accept what the definition, the docs and the Python signatures do not name.
+        const auto* row = find_option(definition_, key);
+        if (!row || row->surface == Surface::cli)
+            throw std::logic_error(
+                fmt::format("{}: key '{}' is read but not defined", command_, key));
         seen_.insert(key);
         return j_.is_object() && j_.contains(key) && !j_.at(key).is_null();
     }
@@ -139,7 +152,18 @@ public:
                          command_, key));
     }
 
-    // The common options (contract: every command that needs a kernel configuration).
+    // A size kept as text for the command to read ("1G"); an integer is taken as bytes.
+    std::optional<std::string> size_text(const char* key) {
+        if (!has(key)) return std::nullopt;
+        const auto& v = j_.at(key);
+        if (v.is_number_unsigned()) return v.dump();
+        if (!v.is_string())
+            fail(fmt::format("{}: '{}' must be a size (4194304, \"0x400000\", \"4M\")", command_,
+                             key));
+        return v.get<std::string>();
+    }
+
+    // The common options (docs/cli.md, common options).
     ConfigOptions config() {
         ConfigOptions options;
         options.config_files = strings("configs");
@@ -173,26 +197,74 @@ public:
         options.include_dirs = strings("include_dirs");
         options.defines = assignments("defines");
         options.kernel_tree = string("kernel_tree");
+        options.overlays = strings("overlays");
         options.limits = limits();
         return options;
     }
 
-    // Unknown keys are errors, named all at once.
+    // Unknown keys are errors, named all at once with the valid ones (and the likely one).
     void finish() const {
         if (!j_.is_object()) return;
         std::vector<std::string> unknown;
         for (const auto& [key, value] : j_.items())
-            if (!seen_.count(key)) unknown.push_back("'" + key + "'");
-        if (!unknown.empty())
-            fail(fmt::format("{}: unknown key{} {}", command_, unknown.size() == 1 ? "" : "s",
-                             fmt::join(unknown, ", ")));
+            if (!seen_.count(key)) unknown.push_back(key);
+        if (unknown.empty()) return;
+        std::vector<std::string> valid;
+        for (const auto& row : definition_.options)
+            if (row.surface != Surface::cli) valid.emplace_back(row.key);
+        std::string named;
+        for (const auto& key : unknown) {
+            named += (named.empty() ? "'" : ", '") + key + "'";
+            if (auto near = did_you_mean(key, valid))
+                named += fmt::format(" (did you mean '{}'?)", *near);
+        }
+        fail(fmt::format("{}: unknown key{} {}; valid keys: {}", command_,
+                         unknown.size() == 1 ? "" : "s", named, fmt::join(valid, ", ")));
     }
 
 private:
     const json& j_;
     std::string command_;
+    const CommandDefinition& definition_;
     std::set<std::string> seen_;
 };
+
+// A message of the library in the words of a request: "--limit node-depth=N" becomes
+// `limits={"node-depth": N}` and a long flag of the command ("--target-alignment") its key
+// ('target_alignment'). Longer flags first, so "--sweep-page-sizes" is not cut at a prefix.
+std::string in_request_words(std::string message, const CommandDefinition& command) {
+    static const std::regex limit(R"(--limit ([a-z-]+)=N)");
+    message = std::regex_replace(message, limit, R"(limits={"$1": N})");
+    std::vector<std::pair<std::string, std::string>> flags; // --flag, 'key'
+    for (const auto& row : command.options) {
+        if (row.surface == Surface::cli) continue;
+        std::string_view all = row.flags;
+        while (!all.empty()) {
+            auto comma = all.find(',');
+            auto flag = all.substr(0, comma);
+            if (flag.size() > 2 && flag.substr(0, 2) == "--")
+                flags.emplace_back(std::string(flag), "'" + std::string(row.key) + "'");
+            all = comma == std::string_view::npos ? std::string_view{} : all.substr(comma + 1);
+        }
+    }
+    std::sort(flags.begin(), flags.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    for (const auto& [flag, key] : flags) {
+        for (std::size_t at = 0; (at = message.find(flag, at)) != std::string::npos;) {
+            auto end = at + flag.size();
+            bool whole =
+                end == message.size() ||
+                !(std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-');
+            if (!whole) {
+                at = end;
+                continue;
+            }
+            message.replace(at, flag.size(), key);
+            at += key.size();
+        }
+    }
+    return message;
+}
 
 // ---- the commands -----------------------------------------------------------------------------
 
@@ -236,7 +308,6 @@ json check_command(Request& r) {
     request.checks.bootargs = r.string("bootargs");
     request.checks.werror = r.flag("werror");
     request.affected_by = r.strings("affected_by");
-    request.tree.overlays = r.strings("overlays");
     auto sweep_versions = r.string("sweep_versions");
     auto sweep_page_sizes = r.string("sweep_page_sizes");
     request.jobs = r.count("jobs");
@@ -270,9 +341,11 @@ json check_command(Request& r) {
         return sweep_check_json(outcome);
     }
     auto outcome = run_check(request);
-    if (outcome.unusable_input()) fail_with({&outcome.config_diagnostics, &outcome.input_errors});
-    return report::check_json(kernel::to_json(*outcome.model), outcome.results,
-                              outcome.input_errors);
+    // One unreadable board among several is part of the result, as in the CLI's JSON; only a
+    // request nothing could be checked for is an error of the call.
+    if (!outcome.model || (outcome.results.empty() && !outcome.input_errors.empty()))
+        fail_with({&outcome.config_diagnostics, &outcome.input_errors});
+    return check_json(outcome, !request.affected_by.empty());
 }
 
 json fix_command(Request& r) {
@@ -302,7 +375,14 @@ json fix_command(Request& r) {
         request.diff_base = std::filesystem::current_path(ec).string();
     }
     auto outcome = run_fix(request);
-    if (outcome.exit_code() == ExitCode::input_error)
+    // As check: unreadable boards among readable ones are in "diagnostics".
+    // (A missing path is not among outcome.inputs: its error has no `input`.)
+    std::set<std::string> failed_inputs;
+    for (const auto& d : outcome.input_errors)
+        if (d.severity == Severity::error && !d.input.empty()) failed_inputs.insert(d.input);
+    bool every_input_failed = !outcome.input_errors.empty() &&
+                              (outcome.inputs == 0 || failed_inputs.size() >= outcome.inputs);
+    if (!outcome.model || !outcome.io_errors.empty() || every_input_failed)
         fail_with({&outcome.config_diagnostics, &outcome.input_errors, &outcome.io_errors});
     auto j = fix_json(outcome);
     if (diff) j["diff"] = outcome.diff; // the CLI prints it; here it travels with the edits
@@ -315,7 +395,17 @@ json suggest_command(Request& r) {
     request.config = r.config();
     request.tree = r.tree();
     request.target_alignment = r.size("target_alignment");
+    auto sweep_versions = r.string("sweep_versions");
+    auto sweep_page_sizes = r.string("sweep_page_sizes");
     r.finish();
+    if (sweep_page_sizes && !sweep_versions)
+        fail("suggest: 'sweep_page_sizes' needs 'sweep_versions'");
+    if (sweep_versions) {
+        auto sweep = run_suggest_sweep(request, SweepSpec{*sweep_versions, sweep_page_sizes});
+        for (const auto& d : sweep.errors)
+            if (d.severity == Severity::error) throw Error(d);
+        return sweep_suggest_json(sweep);
+    }
     auto outcome = run_suggest(request);
     if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.errors});
     return suggest_json(outcome);
@@ -331,7 +421,12 @@ json tree_command(Request& r) {
     if (format != "json" && format != "dts") fail("tree: 'format' must be \"json\" or \"dts\"");
     Diagnostics diags;
     dt::FileCache cache;
-    auto tree = load_tree(*file, preprocess_options(options), cache, diags);
+    auto pp = preprocess_options(options);
+    std::optional<dt::Tree> tree;
+    if (options.overlays.empty())
+        tree = load_tree(*file, pp, cache, diags);
+    else if (auto overlays = load_overlays(options.overlays, pp, cache, diags))
+        tree = load_board(*file, pp, cache, diags, {}, *overlays);
     if (!tree || diags.has_errors()) fail_with({&diags.items()});
     if (format == "dts") {
         auto text = dt::tree_dts(*tree, path);
@@ -346,8 +441,8 @@ json tree_command(Request& r) {
 json pcp_command(Request& r) {
     PcpRequest request;
     request.config = r.config();
-    request.memory = r.string("memory");
-    request.memory_base = r.string("memory_base");
+    request.memory = r.size_text("memory");
+    request.memory_base = r.size_text("memory_base");
     request.zones = r.assignments("zones");
     request.zoneinfo = r.string("zoneinfo");
     if (r.has("cpus")) request.cpus = r.count("cpus");
@@ -365,7 +460,7 @@ json pcp_command(Request& r) {
 json heap_command(Request& r) {
     HeapRequest request;
     request.config = r.config();
-    auto size = r.string("size");
+    auto size = r.size_text("size");
     if (r.has("available_order"))
         request.available_order = static_cast<int>(r.count("available_order"));
     r.finish();
@@ -398,7 +493,6 @@ json boot_check_command(Request& r) {
     auto kernel = r.string("kernel");
     request.config = r.config();
     request.tree = r.tree();
-    request.tree.overlays = r.strings("overlays");
     request.checks.bootargs = r.string("bootargs");
     request.qemu = r.string("qemu");
     if (r.has("timeout")) request.timeout_seconds = r.count("timeout");
@@ -406,7 +500,7 @@ json boot_check_command(Request& r) {
     request.save_dtb = r.string("save_dtb");
     request.stop_early = r.flag("stop_early");
     r.finish();
-    if (!board || !kernel) fail("boot_check: 'board' and 'kernel' are required");
+    if (!board || !kernel) fail("boot-check: 'board' and 'kernel' are required");
     request.board = *board;
     request.kernel_image = *kernel;
     auto outcome = run_boot_check(request);
@@ -415,8 +509,22 @@ json boot_check_command(Request& r) {
     return boot_check_json(outcome);
 }
 
-// Adding a command: one function above and one row here (then one line in the C API and one
-// small function in the Python package).
+json map_command(Request& r) {
+    MapRequest request;
+    auto board = r.string("board");
+    request.config = r.config();
+    request.tree = r.tree();
+    request.checks.bootargs = r.string("bootargs");
+    r.finish();
+    if (!board) fail("map: 'board' is required");
+    request.input = *board;
+    auto outcome = run_map(request);
+    if (!outcome.layout) fail_with({&outcome.errors, &outcome.config_diagnostics});
+    return map::to_json(*outcome.layout);
+}
+
+// Adding a command: its definition (commands.cpp), one function above and one row here; the C
+// API's cmalign_run_json() and the Python package reach it by name.
 struct Command {
     const char* name;
     json (*run)(Request&);
@@ -432,19 +540,43 @@ constexpr Command commands[] = {
     {"pcp", pcp_command},
     {"heap", heap_command},
     {"explain", explain_command},
-    {"boot_check", boot_check_command},
+    {"boot-check", boot_check_command},
+    {"calc", calc_command},
+    {"table", table_command},
+    {"config", config_command},
+    {"check", check_command},
+    {"tree", tree_command},
+    {"fix", fix_command},
+    {"suggest", suggest_command},
+    {"pcp", pcp_command},
+    {"heap", heap_command},
+    {"map", map_command},
+    {"explain", explain_command},
 };
 
 } // namespace
 
 json run_json(std::string_view command, const json& request) {
     auto it = std::find_if(std::begin(commands), std::end(commands),
-                           [&](const Command& c) { return command == c.name; });
-    if (it == std::end(commands))
-        fail(fmt::format("unknown command '{}' (known: {})", command,
-                         fmt::join(json_commands(), ", ")));
-    Request reader(request, command);
-    return it->run(reader);
+                           [&](const Command& c) { return same_command_name(command, c.name); });
+    if (it == std::end(commands)) {
+        auto known = json_commands();
+        auto near = did_you_mean(command, known);
+        fail(fmt::format("unknown command '{}'{} (known: {})", command,
+                         near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                         fmt::join(known, ", ")));
+    }
+    const auto* definition = find_command(command);
+    if (!definition) throw std::logic_error(fmt::format("{}: no definition", command));
+    Request reader(request, *definition);
+    try {
+        return it->run(reader);
+    } catch (const Error& e) {
+        // The caller wrote a request, not a command line: its error names keys, not flags.
+        Diagnostic d = e.diagnostic();
+        d.message = in_request_words(d.message, *definition);
+        throw Error(std::move(d));
+    }
 }
 
 std::string run_json_text(std::string_view command, std::string_view request) {
@@ -471,6 +603,32 @@ std::string run_json_text(std::string_view command, std::string_view request) {
         throw Error(std::move(d));
     }
     return run_json(command, parsed).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json command_definitions_json() {
+    auto out = json::array();
+    for (const auto& command : command_definitions()) {
+        auto options = json::array();
+        for (const auto& o : command.options)
+            options.push_back({{"key", o.key},
+                               {"flags", o.flags},
+                               {"type", to_string(o.type)},
+                               {"repeatable", o.repeatable},
+                               {"required", o.required},
+                               {"positional", o.positional},
+                               {"metavar", o.metavar},
+                               {"default", o.default_value},
+                               {"choices", o.choices},
+                               {"help", o.help},
+                               {"surface", o.surface == Surface::both  ? "both"
+                                           : o.surface == Surface::cli ? "cli"
+                                                                       : "api"}});
+        out.push_back({{"name", command.name},
+                       {"summary", command.summary},
+                       {"usage", command.usage},
+                       {"options", options}});
+    }
+    return out;
 }
 
 std::vector<std::string> json_commands() {

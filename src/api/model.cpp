@@ -80,7 +80,7 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
 
 std::optional<std::string> kconfig_arch(const ConfigOptions& options,
                                         const kconfig::Config& inputs) {
-    // Our --arch names (contract) to make's ARCH; a name that already is one stays.
+    // Our --arch names (docs/cli.md) to make's ARCH; a name that already is one stays.
     static const std::map<std::string, std::string, std::less<>> to_make = {
         {"aarch64", "arm64"},
         {"armhf", "arm"},
@@ -120,8 +120,9 @@ std::optional<std::string> kconfig_arch(const ConfigOptions& options,
     return std::nullopt;
 }
 
-std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
-                                                   Diagnostics& diags) {
+std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& given, Diagnostics& diags) {
+    // As load_model(): the kernel tree a config lies in is evaluated (`config` and `calc` agree).
+    const ConfigOptions options = resolve_config_options(given, {}, diags);
     kconfig::Config inputs;
     if (!kconfig::load(options.config_files, options.sets, inputs, diags, options.limits))
         return std::nullopt;
@@ -154,9 +155,8 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& options,
     eval_options.limits = options.limits;
     // kbuild takes CROSS_COMPILE and LLVM from the environment; its own CC/LD definitions
     // override environment variables of those names.
-    for (const char* name : {"CROSS_COMPILE", "LLVM"}) {
-        if (const char* value = std::getenv(name)) eval_options.env[name] = value;
-    }
+    for (const auto& [name, value] : options.kconfig_environment)
+        eval_options.env[name] = value;
     eval_options.input_order = options.config_files;
     auto result = kconfig::evaluate(*options.kernel_tree, *arch, inputs, eval_options, diags);
     if (!result) return std::nullopt;
@@ -181,7 +181,12 @@ std::optional<kconfig::Config> load_config(const ConfigOptions& given, Diagnosti
 
 std::optional<kernel::Arch> arch_option(std::string_view name, Diagnostics& diags) {
     auto arch = kernel::parse_arch(name);
-    if (!arch) diags.error({}, fmt::format("unknown architecture '{}'", name));
+    if (!arch) {
+        std::string known;
+        for (auto a : kernel::all_arches())
+            known += (known.empty() ? "" : ", ") + std::string(kernel::to_string(a));
+        diags.error({}, fmt::format("unknown architecture '{}' (known: {})", name, known));
+    }
     return arch;
 }
 
@@ -222,6 +227,10 @@ CommandModel command_model(const ConfigOptions& given, const std::vector<std::st
     out.model = load_model(out.config, diags);
     out.diagnostics = diags.items();
     return out;
+}
+
+void clear_caches() {
+    kconfig::clear_cache();
 }
 
 } // namespace cmalign

@@ -92,7 +92,6 @@ ResolveEnvironment ResolveEnvironment::current() {
     ResolveEnvironment env;
     std::error_code ec;
     env.cwd = fs::current_path(ec).string();
-    if (const char* arch = std::getenv("ARCH"); arch && *arch) env.arch = arch;
     return env;
 }
 
@@ -148,13 +147,14 @@ ConfigOptions resolve_config_options(const ConfigOptions& options,
                         found.emplace(*a, i);
                         break;
                     }
-            if (!found && env.arch) {
-                if (kernel::parse_arch(*env.arch))
-                    found.emplace(*env.arch, "ARCH in the environment");
+            auto env_arch = env.arch ? env.arch : options.environment_arch;
+            if (!found && env_arch && !env_arch->empty()) {
+                if (kernel::parse_arch(*env_arch))
+                    found.emplace(*env_arch, "ARCH in the environment");
                 else
                     diags.note({}, fmt::format("ARCH={} in the environment is not an arch cmalign "
                                                "models; ignored",
-                                               *env.arch));
+                                               *env_arch));
             }
         }
         if (found) {

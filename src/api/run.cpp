@@ -12,6 +12,8 @@
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/overlay.hpp"
+#include "cmalign/kernel/report.hpp"
+#include "cmalign/report/report.hpp"
 #include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
@@ -63,6 +65,15 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
         if (ec) diags.error({path, 0, 0}, fmt::format("cannot read directory: {}", ec.message()));
         std::sort(found.begin(), found.end());
         out.insert(out.end(), found.begin(), found.end());
+    }
+    // A gate must not pass by checking nothing: paths that all exist but hold no board (an empty
+    // directory, a wrong path in CI) are an input error naming them.
+    if (out.empty() && !paths.empty() && !diags.has_errors()) {
+        std::string names;
+        for (const auto& path : paths)
+            names += (names.empty() ? "'" : ", '") + path + "'";
+        diags.error({paths.front(), 0, 0},
+                    fmt::format("no board (.dts, .dtso, .dtb, .dtbo) under {}", names));
     }
     return out;
 }
@@ -219,6 +230,14 @@ ExitCode CheckOutcome::exit_code(bool werror) const {
     for (const auto& r : results)
         if (r.failed(werror)) return ExitCode::findings;
     return ExitCode::clean;
+}
+
+nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by) {
+    auto j =
+        report::check_json(kernel::to_json(*outcome.model), outcome.results, outcome.input_errors);
+    j["summary"]["boards"] = outcome.inputs;
+    if (affected_by) j["summary"]["unaffected"] = outcome.unaffected_inputs;
+    return j;
 }
 
 CheckOutcome run_check(const CheckRequest& request) {

@@ -1,4 +1,5 @@
 #include "cmalign/run_fix.hpp"
+#include "cmalign/fix/plan.hpp"
 
 #include <algorithm>
 #include <atomic>

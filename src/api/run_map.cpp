@@ -1,4 +1,5 @@
 #include "cmalign/run_map.hpp"
+#include "cmalign/fix/plan.hpp"
 
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/run_inputs.hpp"

@@ -136,8 +136,7 @@ nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
         const auto& model = c.outcome.model;
         auto j = cell_entry(c.cell, model);
         if (model) {
-            j.update(report::check_json(kernel::to_json(*model), c.outcome.results,
-                                        c.outcome.input_errors));
+            j.update(check_json(c.outcome));
         } else {
             std::vector<Diagnostic> errors = c.outcome.config_diagnostics;
             nlohmann::json diags = nlohmann::json::array();

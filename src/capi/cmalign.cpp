@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "cmalign/api.hpp"
 #include "cmalign/json_api.hpp"
 #include "cmalign/version.hpp"
 
@@ -69,11 +70,19 @@ CMALIGN_C_COMMAND(tree)
 CMALIGN_C_COMMAND(pcp)
 CMALIGN_C_COMMAND(heap)
 CMALIGN_C_COMMAND(explain)
+CMALIGN_C_COMMAND(map)
 CMALIGN_C_COMMAND(boot_check)
 #undef CMALIGN_C_COMMAND
 
 char* cmalign_run_json(const char* command, const char* request, char** error) {
     return run(command, request, error);
+}
+
+void cmalign_clear_cache(void) {
+    try {
+        cmalign::clear_caches();
+    } catch (...) { // nothing to report: the cache is simply kept
+    }
 }
 
 void cmalign_free(void* p) {

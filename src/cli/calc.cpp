@@ -9,13 +9,12 @@
 namespace cmalign::cli {
 
 void register_calc(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("calc", "page size, max order, pageblock_order and the CMA "
-                                           "alignment the kernel will compute");
+    auto* cmd = app.add_subcommand("calc");
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("text");
     add_config_options(*cmd, *options);
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([options, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [options, format, &exit_code] {
         Diagnostics diags;
         auto model = load_model(*options, diags);
         if (!model || diags.has_errors()) {
@@ -43,21 +42,16 @@ void register_calc(CLI::App& app, ExitCode& exit_code) {
 }
 
 void register_table(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("table", "what-if grid: page sizes x HugeTLB/THP x max order "
-                                            "(x page block order from 6.16)");
+    auto* cmd = app.add_subcommand("table");
     auto arch = std::make_shared<std::string>("arm64");
     auto version = std::make_shared<std::string>();
     auto tree = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("text");
-    cmd->add_option("--arch", *arch, "architecture (default arm64)");
-    cmd->add_option("--kernel-version", *version,
-                    "X.Y[.Z] (default: the kernel tree's, else the newest modelled)");
-    cmd->add_option("--kernel-tree", *tree,
-                    "kernel source tree whose version to use (default: the one the working "
-                    "directory lies in)");
-    cmd->add_option("--format", *format, "text, json or markdown")
-        ->check(CLI::IsMember({"text", "json", "markdown"}));
-    cmd->callback([arch, version, tree, format, &exit_code] {
+    cmd->add_option("--arch", *arch);
+    cmd->add_option("--kernel-version", *version);
+    cmd->add_option("--kernel-tree", *tree);
+    add_format(cmd, *format);
+    on_run(cmd, [arch, version, tree, format, &exit_code] {
         Diagnostics diags;
         auto parsed_arch = arch_option(*arch, diags);
         auto nonempty = [](const std::string& s) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -16,61 +17,80 @@
 
 namespace cmalign::cli {
 
+namespace {
+// "a.dtsi, b.h and 3 more files"
+std::string file_list(const std::vector<std::string>& files) {
+    constexpr std::size_t shown = 3;
+    std::string out;
+    for (std::size_t i = 0; i < files.size() && i < shown; ++i)
+        out += (i == 0 ? "" : ", ") + files[i];
+    if (files.size() > shown)
+        out += fmt::format(" and {} more file{}", files.size() - shown,
+                           files.size() - shown == 1 ? "" : "s");
+    return out;
+}
+} // namespace
+
 void add_tree_options(CLI::App& cmd, TreeOptions& options) {
-    cmd.add_option("-I", options.include_dirs, "include directory for the DTS preprocessor");
-    cmd.add_option("-D", options.defines, "NAME[=VALUE] for the DTS preprocessor");
-    cmd.add_option("--overlay", options.overlays,
-                   ".dtso/.dtbo applied to each input in order, as fdtoverlay does (repeatable)")
-        ->take_all()
-        ->allow_extra_args(false);
+    cmd.add_option("-I", options.include_dirs);
+    cmd.add_option("-D", options.defines);
+    cmd.add_option("--overlay", options.overlays)->take_all()->allow_extra_args(false);
     add_limit_option(cmd, options.limits);
 }
 
 void register_check(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("check", "lint /reserved-memory against the kernel's rules");
+    auto* cmd = app.add_subcommand("check");
     auto request = std::make_shared<CheckRequest>();
     auto format = std::make_shared<std::string>("text");
     auto switch_errors = std::make_shared<Diagnostics>();
     auto no_progress = std::make_shared<bool>(false);
     auto base_dir = std::make_shared<std::string>();
-    cmd->add_option("files", request->inputs, ".dts/.dtsi/.dtso/.dtb/.dtbo files or directories")
-        ->required();
+    add_inputs(cmd, "files", request->inputs, ".dts/.dtsi/.dtso/.dtb/.dtbo files or directories",
+               true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
+    cmd->add_option("--bootargs", request->checks.bootargs);
     // -W/-E keep command-line order (later wins, as in dtc): each value is handled as parsed.
-    cmd->add_option_function<std::string>(
-           "-W",
-           [request, switch_errors](const std::string& v) {
-               if (auto s = checks::parse_switch('W', v, *switch_errors))
-                   request->checks.switches.push_back(*s);
-           },
-           "-W CHECK enables a check as a warning, -Wno-CHECK disables it")
+    cmd->add_option_function<std::string>("-W",
+                                          [request, switch_errors](const std::string& v) {
+                                              if (auto s =
+                                                      checks::parse_switch('W', v, *switch_errors))
+                                                  request->checks.switches.push_back(*s);
+                                          })
         ->trigger_on_parse()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_option_function<std::string>(
-           "-E",
-           [request, switch_errors](const std::string& v) {
-               if (auto s = checks::parse_switch('E', v, *switch_errors))
-                   request->checks.switches.push_back(*s);
-           },
-           "-E CHECK makes a check's findings errors, -Eno-CHECK undoes it")
+    cmd->add_option_function<std::string>("-E",
+                                          [request, switch_errors](const std::string& v) {
+                                              if (auto s =
+                                                      checks::parse_switch('E', v, *switch_errors))
+                                                  request->checks.switches.push_back(*s);
+                                          })
         ->trigger_on_parse()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_flag("--werror", request->checks.werror, "warnings make the exit status 1");
-    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
-    cmd->add_flag("--no-progress", *no_progress, "no progress line on stderr");
-    cmd->add_option("--affected-by", request->affected_by,
-                    "only the inputs whose tree includes one of these files (e.g. the files a "
-                    "pull request changes)");
-    cmd->add_option("--format", *format, "text, json, sarif or github (workflow annotations)")
-        ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
-    cmd->add_option("--sarif-base", *base_dir, "SARIF: write locations relative to this directory");
+    cmd->add_flag("--werror", request->checks.werror);
+    cmd->add_option("-j,--jobs", request->jobs);
+    cmd->add_flag("--no-progress", *no_progress);
+    // FILE... as `$(git diff --name-only)` gives them: the list ends at the next option or `--`.
+    takes_list(cmd->add_option("--affected-by", request->affected_by));
+    add_format(cmd, *format);
+    cmd->add_option("--sarif-base", *base_dir);
     auto sweep_options = std::make_shared<SweepOptions>();
     add_sweep_options(*cmd, *sweep_options, "check under");
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
+        // The list of --affected-by ends only at an option: a directory in it is an input
+        // swallowed by the list, never a changed file.
+        for (const auto& changed : request->affected_by) {
+            std::error_code ec;
+            if (std::filesystem::is_directory(changed, ec)) {
+                std::cerr << fmt::format(
+                    "cmalign check: error: --affected-by takes the changed files, and '{}' is a "
+                    "directory; give the inputs before --affected-by, or after --\n",
+                    changed);
+                exit_code = ExitCode::input_error;
+                return;
+            }
+        }
         if (switch_errors->has_errors()) {
             print_diagnostics(*switch_errors);
             exit_code = ExitCode::input_error;
@@ -126,18 +146,44 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
         for (const auto& r : outcome.results)
             all.insert(all.end(), r.diagnostics.begin(), r.diagnostics.end());
 
+        // On stderr for every format but JSON (whose "summary" holds the same counts): how many
+        // boards were checked, so a gate that checked nothing cannot look green.
+        auto print_summary = [&] {
+            const bool affected = !request->affected_by.empty();
+            if (affected)
+                std::cerr << fmt::format(
+                    "{} board{} affected by {}{}\n", outcome.inputs, outcome.inputs == 1 ? "" : "s",
+                    file_list(request->affected_by),
+                    outcome.unaffected_inputs > 0
+                        ? fmt::format(" ({} not affected, skipped)", outcome.unaffected_inputs)
+                        : std::string());
+            std::size_t failing = 0;
+            for (const auto& r : outcome.results)
+                if (r.failed(request->checks.werror)) ++failing;
+            auto summary = report::summary_line(all);
+            std::cerr << fmt::format(
+                "{} board{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,
+                outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
+                outcome.model->version.str(),
+                outcome.model->cma_min_alignment_bytes
+                    ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
+                    : std::string("decided at boot"),
+                summary.empty() ? ": no findings" : ": " + summary,
+                failing ? fmt::format(", {} failing", failing) : "");
+        };
+
         if (*format == "json") {
-            auto j = report::check_json(kernel::to_json(*outcome.model), outcome.results,
-                                        outcome.input_errors);
-            std::cout << j.dump(2) << '\n';
+            std::cout << check_json(outcome, !request->affected_by.empty()).dump(2) << '\n';
         } else if (*format == "github") {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
-            std::cout << report::github(all);
+            std::cout << report::github(report::merge_shared(all));
+            print_summary();
         } else if (*format == "sarif") {
             report::SarifOptions options;
             if (!base_dir->empty()) options.base_dir = *base_dir;
             std::cout << report::sarif(all, options).dump(2) << '\n';
+            print_summary();
         } else {
             for (const auto& d : outcome.config_diagnostics)
                 std::cerr << format_gcc(d) << '\n';
@@ -152,24 +198,9 @@ void register_check(CLI::App& app, ExitCode& exit_code) {
             std::vector<Diagnostic> findings;
             for (const auto& r : outcome.results)
                 findings.insert(findings.end(), r.diagnostics.begin(), r.diagnostics.end());
-            std::cout << report::text(findings, options);
-            std::size_t failing = 0;
-            for (const auto& r : outcome.results)
-                if (r.failed(request->checks.werror)) ++failing;
-            if (outcome.unaffected_inputs > 0)
-                std::cerr << fmt::format("{} input{} not affected by --affected-by, skipped\n",
-                                         outcome.unaffected_inputs,
-                                         outcome.unaffected_inputs == 1 ? "" : "s");
-            auto summary = report::summary_line(all);
-            std::cerr << fmt::format(
-                "{} input{} checked against {} {} (CMA alignment {}){}{}\n", outcome.inputs,
-                outcome.inputs == 1 ? "" : "s", kernel::to_string(outcome.model->arch),
-                outcome.model->version.str(),
-                outcome.model->cma_min_alignment_bytes
-                    ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
-                    : std::string("decided at boot"),
-                summary.empty() ? ": no findings" : ": " + summary,
-                failing ? fmt::format(", {} failing", failing) : "");
+            // A finding in a shared .dtsi once, naming its boards.
+            std::cout << report::text(report::merge_shared(findings), options);
+            print_summary();
         }
 
         exit_code = outcome.exit_code(request->checks.werror);

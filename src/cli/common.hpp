@@ -2,12 +2,14 @@
 // The CLI only parses arguments and calls the library; nothing here knows kernel rules.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cmalign/api.hpp"
+#include "cmalign/commands.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp" // load_tree() for `tree`
@@ -17,6 +19,32 @@ namespace cmalign::cli {
 
 // -c/--config, --set, --arch, --kernel-version, --kernel-tree
 void add_config_options(CLI::App& cmd, ConfigOptions& options);
+
+// What a command does once the whole command line is read. Commands run after parsing (not from
+// CLI11's callbacks) so that the words after `--` reach their positional inputs first.
+void on_run(CLI::App* cmd, std::function<void()> run);
+
+// Positional inputs. Words after `--` are positional whatever they look like; they fill the
+// command's positionals in the order these were added. A required one that stays empty is a
+// usage error (exit 2) naming it.
+CLI::Option* add_inputs(CLI::App* cmd, const std::string& name, std::vector<std::string>& target,
+                        const std::string& help, bool required);
+CLI::Option* add_input(CLI::App* cmd, const std::string& name, std::string& target,
+                       const std::string& help);
+
+// Parses the command line and runs the chosen command; returns the exit status. Options never
+// eat inputs: every option takes one value per occurrence (`-I a -I b`), except those marked
+// with takes_list() (`--affected-by FILE...`, which the list ends at the next option or `--`).
+int run_command_line(CLI::App& app, int argc, char** argv, const ExitCode& exit_code);
+CLI::Option* takes_list(CLI::Option* option);
+
+// --format; its choices and default come from the command's definition.
+CLI::Option* add_format(CLI::App* cmd, std::string& format);
+
+// Ties every command's CLI11 options to the library's definitions (cmalign/commands.hpp): the
+// help text, value name and choices come from there, and an option either side lacks is a
+// programming error (std::logic_error at start-up, so every CLI test fails on a drift).
+void apply_definitions(CLI::App& app);
 
 // Prints diagnostics gcc-style on stderr (used for input errors of every command).
 void print_diagnostics(const Diagnostics& diags);

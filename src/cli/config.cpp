@@ -7,13 +7,12 @@
 namespace cmalign::cli {
 
 void register_config(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("config", "the value of every symbol after merging the inputs");
+    auto* cmd = app.add_subcommand("config");
     auto options = std::make_shared<ConfigOptions>();
     auto format = std::make_shared<std::string>("config");
     add_config_options(*cmd, *options);
-    cmd->add_option("--format", *format, "config or json")
-        ->check(CLI::IsMember({"config", "json"}));
-    cmd->callback([options, format, &exit_code] {
+    add_format(cmd, *format);
+    on_run(cmd, [options, format, &exit_code] {
         Diagnostics diags;
         auto evaluation = evaluate_config(*options, diags);
         print_diagnostics(diags); // redefinition warnings and errors, gcc-style, on stderr

@@ -8,20 +8,17 @@
 namespace cmalign::cli {
 
 void register_explain(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "explain", "tie a boot log's reserved-memory and CMA lines to the board's nodes");
+    auto* cmd = app.add_subcommand("explain");
     auto request = std::make_shared<ExplainRequest>();
     auto format = std::make_shared<std::string>("text");
-    cmd->add_option("log", request->log_path, "dmesg, journalctl -k or serial console capture")
-        ->required();
-    cmd->add_option("board", request->board, "the board's .dts or .dtb")->required();
+    add_input(cmd, "log", request->log_path, "dmesg, journalctl -k or serial console capture");
+    add_input(cmd, "board", request->board, "the board's .dts or .dtb");
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("--bootargs", request->checks.bootargs);
+    add_format(cmd, *format);
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
         auto outcome = run_explain(*request);
         for (const auto& d : outcome.errors)
             std::cerr << format_gcc(d) << '\n';

@@ -20,33 +20,25 @@
 namespace cmalign::cli {
 
 void register_fix(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "fix",
-        "round CMA pool sizes up to the kernel's alignment, in the file where each is written");
+    auto* cmd = app.add_subcommand("fix");
     auto request = std::make_shared<FixRequest>();
     auto format = std::make_shared<std::string>("text");
     auto in_place = std::make_shared<bool>(false);
     auto diff = std::make_shared<bool>(false);
     auto out = std::make_shared<std::string>();
-    cmd->add_option("files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories")
-        ->required();
+    add_inputs(cmd, "files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories", true);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
-    auto* in_place_opt = cmd->add_flag("--in-place", *in_place,
-                                       "rewrite the files (atomically) where sizes are written");
-    auto* out_opt = cmd->add_option("-o,--output", *out,
-                                    "write the edited board here (one input; every edit must be "
-                                    "in that file, not in an included one)");
-    auto* diff_opt = cmd->add_flag("--diff", *diff,
-                                   "print a unified diff of every file to change, write nothing");
+    cmd->add_option("--bootargs", request->bootargs);
+    auto* in_place_opt = cmd->add_flag("--in-place", *in_place);
+    auto* out_opt = cmd->add_option("-o,--output", *out);
+    auto* diff_opt = cmd->add_flag("--diff", *diff);
     in_place_opt->excludes(out_opt)->excludes(diff_opt);
     out_opt->excludes(diff_opt);
-    cmd->add_option("-j,--jobs", request->jobs, "parallel jobs (default: all cores)");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("-j,--jobs", request->jobs);
+    add_format(cmd, *format);
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
         if (*in_place)
             request->mode = FixMode::in_place;
         else if (!out->empty()) {
@@ -88,7 +80,7 @@ void register_fix(CLI::App& app, ExitCode& exit_code) {
                         ++files;
                     }
                 std::cerr << fmt::format(
-                    "{} input{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
+                    "{} board{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
                     outcome.inputs == 1 ? "" : "s", format_size(*outcome.alignment),
                     outcome.edits.size(), outcome.edits.size() == 1 ? "" : "s", files,
                     files == 1 ? "" : "s",

@@ -1,6 +1,4 @@
 // cmalign: will the kernel accept this device tree's CMA reservations?
-#include <iostream>
-
 #include "cmalign/version.hpp"
 #include "common.hpp"
 
@@ -25,13 +23,5 @@ int main(int argc, char** argv) {
     cmalign::cli::register_boot_check(app, exit_code);
     cmalign::cli::add_manual(app);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::Success& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        app.exit(e); // prints the message and usage
-        return cmalign::to_int(cmalign::ExitCode::input_error);
-    }
-    return cmalign::to_int(exit_code);
+    return cmalign::cli::run_command_line(app, argc, argv, exit_code);
 }

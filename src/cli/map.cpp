@@ -5,6 +5,9 @@
 // --format text (default): a compact terminal picture, 80 columns; svg: a standalone picture;
 // json: the layout as data. Exit codes: 0 nothing rejected, 1 the kernel rejects something
 // shown, 2 configuration, input or usage error.
+#include <langinfo.h>
+
+#include <clocale>
 #include <fstream>
 #include <iostream>
 
@@ -14,26 +17,30 @@
 
 namespace cmalign::cli {
 
+namespace {
+bool utf8_locale() {
+    std::setlocale(LC_CTYPE, "");
+    std::string codeset = nl_langinfo(CODESET);
+    std::setlocale(LC_CTYPE, "C");
+    return codeset == "UTF-8" || codeset == "utf8";
+}
+} // namespace
+
 void register_map(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "map",
-        "draw the board's physical memory: banks, reservations, CMA grid, rejections, fixes");
+    auto* cmd = app.add_subcommand("map");
     auto request = std::make_shared<MapRequest>();
     auto format = std::make_shared<std::string>("text");
     auto output = std::make_shared<std::string>();
     auto columns = std::make_shared<int>(80);
-    cmd->add_option("board", request->input, "a .dts or .dtb board")->required();
+    add_input(cmd, "board", request->input, "a .dts or .dtb board");
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs,
-                    "kernel command line (overrides /chosen/bootargs)");
-    cmd->add_option("--format", *format, "text, svg or json")
-        ->check(CLI::IsMember({"text", "svg", "json"}));
-    cmd->add_option("-o,--output", *output, "write the picture to this file instead of stdout");
-    cmd->add_option("--columns", *columns, "width of the text picture (default 80, at least 60)")
-        ->check(CLI::Range(60, 1000));
+    cmd->add_option("--bootargs", request->checks.bootargs);
+    add_format(cmd, *format);
+    cmd->add_option("-o,--output", *output);
+    cmd->add_option("--columns", *columns)->check(CLI::Range(60, 1000));
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
         auto outcome = run_map(*request);
         Diagnostics shown;
         for (const auto* list : {&outcome.config_diagnostics, &outcome.errors})
@@ -47,6 +54,8 @@ void register_map(CLI::App& app, ExitCode& exit_code) {
         std::string text = *format == "svg"    ? map::render_svg(*outcome.layout)
                            : *format == "json" ? map::to_json(*outcome.layout).dump(2) + "\n"
                                                : map::render_text(*outcome.layout, *columns);
+        // Box-drawing glyphs only where the locale says UTF-8 (LC_ALL=C gets ASCII).
+        if (*format == "text" && !utf8_locale()) text = map::to_ascii(text);
         if (output->empty()) {
             std::cout << text;
         } else {

@@ -7,37 +7,22 @@
 namespace cmalign::cli {
 
 void register_pcp(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "pcp", "per-CPU page lists (batch, high, pages per zone-lock hold), watermarks and "
-               "min_free_kbytes, as the kernel computes them");
+    auto* cmd = app.add_subcommand("pcp");
     auto request = std::make_shared<PcpRequest>();
     auto format = std::make_shared<std::string>("text");
     add_config_options(*cmd, request->config);
-    cmd->add_option("--memory", request->memory,
-                    "total RAM (zones and managed pages are estimated for the arch)");
-    cmd->add_option("--memory-base", request->memory_base,
-                    "physical address where RAM starts, for --memory (default 0)");
-    cmd->add_option("--zone", request->zones,
-                    "NAME=SIZE: managed memory of a zone (DMA, DMA32, Normal, HighMem, Movable); "
-                    "repeatable");
-    cmd->add_option("--zoneinfo", request->zoneinfo,
-                    "a /proc/zoneinfo from the board: managed pages, CPUs, and values to compare");
-    cmd->add_option("--cpus", request->cpus,
-                    "CPUs of each NUMA node (default: from --zoneinfo, "
-                    "else 1)");
-    cmd->add_option("--sysctl", request->sysctls,
-                    "vm.NAME=VALUE in effect on the board (min_free_kbytes, "
-                    "watermark_scale_factor, percpu_pagelist_high_fraction, "
-                    "lowmem_reserve_ratio); repeatable");
-    cmd->add_option("--sysctl-file", request->sysctl_file,
-                    "\"vm.NAME = VALUE\" lines, as `sysctl vm.min_free_kbytes ...` prints them");
-    cmd->add_option("--bootargs", request->bootargs, "kernel command line");
-    cmd->add_option("--dt", request->dt, "a .dts/.dtb whose /chosen/bootargs is the command line");
-    cmd->add_option("--vendor-param", request->vendor_params,
-                    "apply a non-upstream boot parameter with its proposed semantics "
-                    "(pcp_batch_scale_max); repeatable");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([request, format, &exit_code] {
+    cmd->add_option("--memory", request->memory);
+    cmd->add_option("--memory-base", request->memory_base);
+    cmd->add_option("--zone", request->zones);
+    cmd->add_option("--zoneinfo", request->zoneinfo);
+    cmd->add_option("--cpus", request->cpus);
+    cmd->add_option("--sysctl", request->sysctls);
+    cmd->add_option("--sysctl-file", request->sysctl_file);
+    cmd->add_option("--bootargs", request->bootargs);
+    cmd->add_option("--dt", request->dt);
+    cmd->add_option("--vendor-param", request->vendor_params);
+    add_format(cmd, *format);
+    on_run(cmd, [request, format, &exit_code] {
         auto outcome = run_pcp(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();
@@ -50,17 +35,14 @@ void register_pcp(CLI::App& app, ExitCode& exit_code) {
 }
 
 void register_heap(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "heap", "chunk plan of one dma-buf system heap allocation (orders 8, 4, 0)");
+    auto* cmd = app.add_subcommand("heap");
     auto request = std::make_shared<HeapRequest>();
     auto format = std::make_shared<std::string>("text");
     add_config_options(*cmd, request->config);
-    cmd->add_option("--size", request->size, "allocation size (page-rounded as the ioctl does)")
-        ->required();
-    cmd->add_option("--available-order", request->available_order,
-                    "assume blocks above this order are exhausted");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-    cmd->callback([request, format, &exit_code] {
+    cmd->add_option("--size", request->size)->required();
+    cmd->add_option("--available-order", request->available_order);
+    add_format(cmd, *format);
+    on_run(cmd, [request, format, &exit_code] {
         auto outcome = run_heap(*request);
         print_diagnostics(outcome.diags);
         exit_code = outcome.exit_code();

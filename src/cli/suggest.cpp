@@ -13,21 +13,20 @@
 namespace cmalign::cli {
 
 void register_suggest(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "suggest", "configuration changes that make the CMA pools valid without growing them");
+    auto* cmd = app.add_subcommand("suggest");
     auto request = std::make_shared<SuggestRequest>();
     auto format = std::make_shared<std::string>("text");
     auto target = std::make_shared<std::string>();
-    cmd->add_option("files", request->inputs, "boards whose CMA pools must stay as they are");
+    add_inputs(cmd, "files", request->inputs, "boards whose CMA pools must stay as they are",
+               false);
     add_config_options(*cmd, request->config);
     add_tree_options(*cmd, request->tree);
-    cmd->add_option("--target-alignment", *target,
-                    "an alignment the configuration must divide (4M, 0x400000, SZ_4M, ...)");
-    cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("--target-alignment", *target);
+    add_format(cmd, *format);
     auto sweep_options = std::make_shared<SweepOptions>();
     add_sweep_options(*cmd, *sweep_options, "suggest for");
 
-    cmd->callback([=, &exit_code] {
+    on_run(cmd, [=, &exit_code] {
         if (!target->empty()) {
             request->target_alignment = parse_size(*target);
             if (!request->target_alignment) {

@@ -7,18 +7,17 @@
 namespace cmalign::cli {
 
 void register_tree(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("tree", "the resolved device tree as JSON or DTS");
+    auto* cmd = app.add_subcommand("tree");
     auto file = std::make_shared<std::string>();
     auto options = std::make_shared<TreeOptions>();
     auto path = std::make_shared<std::string>("/");
     auto format = std::make_shared<std::string>("json");
-    cmd->add_option("file", *file, ".dts/.dtsi/.dtso/.dtb/.dtbo")->required();
+    add_input(cmd, "file", *file, ".dts/.dtsi/.dtso/.dtb/.dtbo");
     add_tree_options(*cmd, *options);
-    cmd->add_option("--kernel-tree", options->kernel_tree, "a kernel source tree (include path)")
-        ->check(CLI::ExistingDirectory);
-    cmd->add_option("--path", *path, "only this subtree, e.g. /reserved-memory");
-    cmd->add_option("--format", *format, "json or dts")->check(CLI::IsMember({"json", "dts"}));
-    cmd->callback([=, &exit_code] {
+    cmd->add_option("--kernel-tree", options->kernel_tree)->check(CLI::ExistingDirectory);
+    cmd->add_option("--path", *path);
+    add_format(cmd, *format);
+    on_run(cmd, [=, &exit_code] {
         Diagnostics diags;
         dt::FileCache cache;
         auto pp = preprocess_options(*options);

@@ -1,4 +1,4 @@
-// Tree output: contract JSON for `cmalign tree`, and DTS text shaped like `dtc -O dts`
+// Tree output: the JSON of `cmalign tree` (docs/json.md), and DTS text shaped like `dtc -O dts`
 // (value types guessed as dtc's treesource.c guess_value_type does for a DTB input).
 #include "cmalign/dt/write.hpp"
 

@@ -6,6 +6,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/amount.hpp"
+#include "cmalign/fix/plan.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix {

@@ -79,7 +79,9 @@ std::optional<TreeVersion> read_version(const std::string& tree, Diagnostics& di
 
 // ------------------------------------------------------------------------------------------
 // parse cache: one parsed tree per (tree, arch, environment, shell mode), kept while no file
-// it read has changed.
+// it read has changed; at most max_cached_trees, the least recently used dropped first (a parsed
+// arm64 tree holds about 17 MB: a long-running process walking every arch must not keep all).
+constexpr std::size_t max_cached_trees = 4;
 
 struct CacheEntry {
     std::string key;
@@ -301,6 +303,16 @@ model::Dialect model::dialect_of(int major, int minor) {
     return out;
 }
 
+void clear_cache() {
+    std::lock_guard lock(cache_mutex);
+    cache.clear();
+}
+
+std::size_t cached_trees() {
+    std::lock_guard lock(cache_mutex);
+    return cache.size();
+}
+
 std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::string& arch,
                                    const Config& inputs, const EvalOptions& options,
                                    Diagnostics& diags) {
@@ -334,10 +346,12 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
         std::lock_guard lock(cache_mutex);
         for (auto it = cache.begin(); it != cache.end(); ++it) {
             if (it->key != key) continue;
-            if (still_valid(*it))
+            if (still_valid(*it)) {
                 parsed = it->tree;
-            else
+                std::rotate(it, it + 1, cache.end()); // most recently used last
+            } else {
                 cache.erase(it);
+            }
             break;
         }
     }
@@ -357,6 +371,8 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
         parsed = fresh;
         std::lock_guard lock(cache_mutex);
         cache.push_back(std::move(entry));
+        while (cache.size() > max_cached_trees)
+            cache.erase(cache.begin());
     }
 
     auto dialect = dialect_of(version->major, version->minor);

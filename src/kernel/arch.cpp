@@ -1,4 +1,4 @@
-// Architectures: their names as the contract spells them, the aliases users type, and the list.
+// Architectures: their names as docs/cli.md spells them, the aliases users type, and the list.
 #include "cmalign/kernel/model.hpp"
 
 #include <algorithm>

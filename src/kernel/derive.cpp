@@ -107,16 +107,15 @@ bool Deriver::resolve_arch() {
             return false;
         }
         // The header says "x86" for 32- and 64-bit builds alike.
-        if (*a == Arch::x86 &&
-            (cfg_.get_bool("X86_64").value_or(false) || cfg_.get_bool("64BIT").value_or(false)))
+        if (*a == Arch::x86 && (flag("X86_64").value_or(false) || flag("64BIT").value_or(false)))
             a = Arch::x86_64;
         m_.arch = *a;
         return true;
     }
     for (const auto& row : rules::arch_symbols()) {
         const auto* e = entry(row.symbol);
-        if (!e || !cfg_.get_bool(row.symbol).value_or(false)) continue;
-        if (row.also && cfg_.get_bool(row.also->symbol).value_or(false) != row.also->want) continue;
+        if (!e || !flag(row.symbol).value_or(false)) continue;
+        if (row.also && flag(row.also->symbol).value_or(false) != row.also->want) continue;
         m_.arch = row.arch;
         assume(fmt::format("architecture not given: {} from CONFIG_{}={} ({})", to_string(row.arch),
                            e->name, e->value, place(e->where)));
@@ -175,9 +174,9 @@ void Deriver::resolve_bits() {
     const auto& info = rules::info(m_.arch);
     if (info.is_64bit) {
         is_64bit_ = *info.is_64bit;
-    } else if (auto b = cfg_.get_bool(info.bits_symbol)) {
+    } else if (auto b = flag(info.bits_symbol)) {
         is_64bit_ = *b;
-    } else if (auto b32 = cfg_.get_bool(info.bits32_symbol)) {
+    } else if (auto b32 = flag(info.bits32_symbol)) {
         is_64bit_ = !*b32;
     } else {
         is_64bit_ = info.default_64bit;
@@ -188,21 +187,20 @@ void Deriver::resolve_bits() {
     if (m_.arch == Arch::powerpc) {
         facts_["PPC64"] = is_64bit_;
         facts_["PPC32"] = !is_64bit_;
-        if (auto b = cfg_.get_bool("PPC_BOOK3S_64")) {
+        if (auto b = flag("PPC_BOOK3S_64")) {
             facts_["PPC_BOOK3S_64"] = *b;
         } else {
-            bool book3s = is_64bit_ && !cfg_.get_bool("PPC_BOOK3E_64").value_or(false);
+            bool book3s = is_64bit_ && !flag("PPC_BOOK3E_64").value_or(false);
             facts_["PPC_BOOK3S_64"] = book3s;
             if (is_64bit_)
                 assume(fmt::format("CONFIG_PPC_BOOK3S_64 not set: assuming {}",
                                    book3s ? "a Book3S-64 (POWER) kernel" : "a Book3E-64 kernel"));
         }
         // PPC_E500 was called PPC_FSL_BOOK3E before v6.2.
-        if (!cfg_.contains("PPC_E500") && cfg_.get_bool("PPC_FSL_BOOK3E").value_or(false))
+        if (!cfg_.contains("PPC_E500") && flag("PPC_FSL_BOOK3E").value_or(false))
             facts_["PPC_E500"] = true;
     }
-    if (m_.arch == Arch::x86 && cfg_.get_bool("HIGHMEM64G").value_or(false))
-        facts_["X86_PAE"] = true;
+    if (m_.arch == Arch::x86 && flag("HIGHMEM64G").value_or(false)) facts_["X86_PAE"] = true;
     if (m_.arch == Arch::mips && !cfg_.contains("CPU_SUPPORTS_HUGEPAGES")) {
         facts_["CPU_SUPPORTS_HUGEPAGES"] = is_64bit_;
         assume(fmt::format("CONFIG_CPU_SUPPORTS_HUGEPAGES not set: assuming the CPU {} huge pages "
@@ -244,19 +242,42 @@ void Deriver::note_assumed_inputs() {
     diags_.add(std::move(d));
 }
 
-std::optional<Model> Deriver::run() {
-    if (!resolve_arch()) return std::nullopt;
-    if (!resolve_version()) return std::nullopt;
+bool Deriver::run_steps() {
+    if (!resolve_arch()) return false;
+    if (!resolve_version()) return false;
     resolve_bits();
-    if (!resolve_page_size()) return std::nullopt;
+    if (!resolve_page_size()) return false;
     resolve_huge_pages();
     resolve_max_order();
     resolve_page_block_option();
     resolve_pageblock_order();
-    if (failed_) return std::nullopt;
+    if (failed_) return false;
     resolve_cma();
-    if (failed_) return std::nullopt;
+    if (failed_) return false;
     note_assumed_inputs();
+    return true;
+}
+
+void Deriver::report_not_bool() {
+    for (const auto& name : not_bool_) {
+        const auto& e = *cfg_.find(name);
+        // scripts/kconfig/confdata.c conf_set_sym_val() (6.1, 6.12): a bool/tristate value
+        // must start with y, m or n. From a file that is kconfig's warning; given on the command
+        // line or in a request it is a mistake that would change the answer, so an error.
+        auto message = fmt::format("CONFIG_{}={}: a bool symbol takes y, m or n; kconfig prints "
+                                   "\"symbol value '{}' invalid for {}\" and keeps the default",
+                                   e.name, e.value, e.value, e.name);
+        if (e.where.file == "--set")
+            error(e.where, std::move(message));
+        else
+            warn(e.where, std::move(message));
+    }
+}
+
+std::optional<Model> Deriver::run() {
+    bool ok = run_steps();
+    report_not_bool();
+    if (!ok || failed_) return std::nullopt;
     return std::move(m_);
 }
 

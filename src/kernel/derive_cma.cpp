@@ -17,7 +17,7 @@ void Deriver::resolve_cma() {
     std::vector<StepInput> inputs;
     bool complete = complete_config();
     if (const auto* e = entry("CMA")) {
-        m_.cma = cfg_.get_bool("CMA").value_or(false);
+        m_.cma = flag("CMA").value_or(false);
         inputs.push_back(input(*e));
     } else if (complete) {
         m_.cma = false;
@@ -33,7 +33,7 @@ void Deriver::resolve_cma() {
     }
     if (m_.cma) {
         if (const auto* e = entry("DMA_CMA")) {
-            m_.dma_cma = cfg_.get_bool("DMA_CMA").value_or(false);
+            m_.dma_cma = flag("DMA_CMA").value_or(false);
             inputs.push_back(input(*e));
         } else if (complete) {
             m_.dma_cma = false;
@@ -47,7 +47,7 @@ void Deriver::resolve_cma() {
                    "that reusable shared-dma-pool regions are checked as CMA pools");
         }
     }
-    if (auto b = cfg_.get_bool("DMA_DECLARE_COHERENT"))
+    if (auto b = flag("DMA_DECLARE_COHERENT"))
         m_.dma_declare_coherent = *b;
     else if (complete)
         m_.dma_declare_coherent = false;
@@ -59,7 +59,7 @@ void Deriver::resolve_cma() {
             areas = static_cast<int>(*parse_int(e->value));
             inputs.push_back(input(*e));
         } else {
-            bool numa = cfg_.get_bool("NUMA").value_or(false);
+            bool numa = flag("NUMA").value_or(false);
             areas = numa ? row->default_numa : row->default_uma;
             if (e) warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), areas));
             inputs.push_back(assumed("CMA_AREAS", std::to_string(areas)));
@@ -75,7 +75,7 @@ void Deriver::resolve_cma() {
          source_text(row->source, row->versions, row->note), std::move(inputs));
 
     // phys_addr_t: PHYS_ADDR_T_64BIT = 64BIT || ARCH_PHYS_ADDR_T_64BIT (mm/Kconfig).
-    if (auto b = cfg_.get_bool("PHYS_ADDR_T_64BIT")) {
+    if (auto b = flag("PHYS_ADDR_T_64BIT")) {
         m_.phys_addr_64bit = *b;
     } else {
         m_.phys_addr_64bit = is_64bit_ || lookup("ARM_LPAE").value_or(false) ||

@@ -117,8 +117,7 @@ void Deriver::resolve_max_order() {
     m_.max_page_order = mpo;
 
     // mmzone.h: "#error Allocator MAX_ORDER exceeds SECTION_SIZE" (SPARSEMEM only).
-    bool sparsemem =
-        rules::info(m_.arch).always_sparsemem || cfg_.get_bool("SPARSEMEM").value_or(false);
+    bool sparsemem = rules::info(m_.arch).always_sparsemem || flag("SPARSEMEM").value_or(false);
     if (const auto* section = rules::find(rules::section_sizes(), m_.version, [&](const auto& s) {
             return s.arch == m_.arch && holds(s.when);
         })) {

@@ -29,8 +29,7 @@ bool Deriver::resolve_page_size() {
     } else {
         std::vector<std::pair<const rules::PageSizeRow*, const kconfig::Entry*>> selected;
         for (const auto* r : rows)
-            if (cfg_.get_bool(r->symbol).value_or(false))
-                selected.emplace_back(r, entry(r->symbol));
+            if (flag(r->symbol).value_or(false)) selected.emplace_back(r, entry(r->symbol));
         for (const auto& [r, e] : selected) {
             if (r->page_shift != selected.front().first->page_shift) {
                 const auto* first = selected.front().second;
@@ -61,7 +60,7 @@ bool Deriver::resolve_page_size() {
             // The arch's choice is not in the config: the generic symbols Kconfig derives from it
             // (≥ v6.10) still say which it was.
             for (const auto& g : rules::generic_page_sizes()) {
-                if (!cfg_.get_bool(g.symbol).value_or(false)) continue;
+                if (!flag(g.symbol).value_or(false)) continue;
                 shift = g.page_shift;
                 page_size_entry_ = entry(g.symbol);
                 inputs.push_back(input(*page_size_entry_));
@@ -111,7 +110,7 @@ bool Deriver::resolve_page_size() {
     if (page_size_entry_) {
         for (const auto& g : rules::generic_page_sizes()) {
             const auto* e = entry(g.symbol);
-            if (e && e != page_size_entry_ && cfg_.get_bool(g.symbol).value_or(false) &&
+            if (e && e != page_size_entry_ && flag(g.symbol).value_or(false) &&
                 g.page_shift != shift)
                 warn(e->where,
                      fmt::format("CONFIG_{}=y disagrees with CONFIG_{}={}: Kconfig "
@@ -167,7 +166,7 @@ void Deriver::resolve_huge_pages() {
                          "HAVE_ARCH_TRANSPARENT_HUGEPAGE ({}): Kconfig drops it",
                          to_string(m_.arch), geometry_ ? geometry_->source : "no rule"));
     }
-    bool rt = cfg_.get_bool("PREEMPT_RT").value_or(false);
+    bool rt = flag("PREEMPT_RT").value_or(false);
     if (thp_wanted && thp_possible && rt) {
         warn(thp_entry_->where, "CONFIG_TRANSPARENT_HUGEPAGE=y with CONFIG_PREEMPT_RT=y: THP "
                                 "depends on !PREEMPT_RT (mm/Kconfig), so Kconfig drops it");

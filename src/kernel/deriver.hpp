@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -76,9 +77,22 @@ private:
 
     const kconfig::Entry* entry(std::string_view name) const { return cfg_.find(name); }
 
+    // A bool/tristate symbol's value. One set to anything but y, m or n ("1") is what kconfig
+    // refuses with "symbol value '1' invalid for X", keeping the default: never silently, it is
+    // reported when the derivation ends (not_bool()).
+    std::optional<bool> flag(std::string_view symbol) const {
+        auto value = cfg_.get_bool(symbol);
+        if (!value)
+            if (const auto* e = cfg_.find(symbol)) not_bool_.insert(e->name);
+        return value;
+    }
+    mutable std::set<std::string> not_bool_;
+    void report_not_bool();
+    bool run_steps();
+
     std::optional<bool> lookup(std::string_view symbol) const {
         if (auto it = facts_.find(symbol); it != facts_.end()) return it->second;
-        return cfg_.get_bool(symbol);
+        return flag(symbol);
     }
     bool holds(const rules::When& w) const {
         if (w.page_shift != 0 && w.page_shift != m_.page_shift) return false;
@@ -120,7 +134,7 @@ private:
     void assume(std::string text) { m_.assumptions.push_back(std::move(text)); }
     // A bool the user sets: its value, or n with `absent` noted as an assumption.
     bool wanted(const kconfig::Entry* e, const char* absent) {
-        if (e) return cfg_.get_bool(e->name).value_or(false);
+        if (e) return flag(e->name).value_or(false);
         assume(absent);
         return false;
     }
@@ -158,8 +172,8 @@ private:
     RuntimeChoices mmu_choices() const {
         RuntimeChoices c;
         if (m_.arch != Arch::powerpc) return c;
-        c.a = cfg_.get_bool("PPC_RADIX_MMU").value_or(true);
-        c.b = cfg_.get_bool("PPC_64S_HASH_MMU").value_or(true);
+        c.a = flag("PPC_RADIX_MMU").value_or(true);
+        c.b = flag("PPC_64S_HASH_MMU").value_or(true);
         if (!c.a && !c.b) c = {}; // impossible config: keep both
         return c;
     }

@@ -259,4 +259,35 @@ std::string render_text(const Layout& layout, int columns) {
     return out;
 }
 
+std::string to_ascii(std::string_view text) {
+    static const std::pair<std::string_view, std::string_view> glyphs[] = {
+        {"│", "|"}, {"┌", "+"}, {"└", "+"},  {"✓", "+"}, {"✗", "X"},   {"■", "#"},
+        {"▒", "m"}, {"·", "."}, {"→", "->"}, {"≈", "~"}, {"…", "..."},
+    };
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        bool replaced = false;
+        for (const auto& [glyph, ascii] : glyphs)
+            if (text.substr(i, glyph.size()) == glyph) {
+                out += ascii;
+                i += glyph.size();
+                replaced = true;
+                break;
+            }
+        if (!replaced) {
+            unsigned char c = static_cast<unsigned char>(text[i]);
+            if (c < 0x80) {
+                out += text[i++];
+            } else { // any other UTF-8 sequence: one '?'
+                out += '?';
+                ++i;
+                while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80)
+                    ++i;
+            }
+        }
+    }
+    return out;
+}
+
 } // namespace cmalign::map

@@ -31,7 +31,7 @@ json to_json(const Model& m) {
             inputs.push_back({{"symbol", in.symbol},
                               {"value", in.value},
                               {"file", in.where.file.empty() ? json(nullptr) : json(in.where.file)},
-                              // The contract fixes these four keys; Kconfig's reason (decided_by)
+                              // docs/json.md fixes these four keys; Kconfig's reason (decided_by)
                               // is in the text rendering only.
                               {"line", in.where.line > 0 ? json(in.where.line) : json(nullptr)}});
         }

@@ -107,6 +107,38 @@ std::string text(std::span<const Diagnostic> diagnostics, const TextOptions& opt
     return out;
 }
 
+std::vector<Diagnostic> merge_shared(std::span<const Diagnostic> diagnostics) {
+    auto same_place = [](const Diagnostic& a, const Diagnostic& b) {
+        return a.where.file == b.where.file && a.where.line == b.where.line &&
+               a.where.column == b.where.column && a.severity == b.severity && a.check == b.check &&
+               a.message == b.message && a.node == b.node;
+    };
+    std::vector<Diagnostic> out;
+    std::vector<std::vector<std::string>> boards; // per entry of out
+    for (const auto& d : diagnostics) {
+        auto it = std::find_if(out.begin(), out.end(),
+                               [&](const Diagnostic& o) { return same_place(o, d); });
+        if (it == out.end()) {
+            out.push_back(d);
+            boards.push_back({d.input});
+            continue;
+        }
+        auto& list = boards[static_cast<std::size_t>(it - out.begin())];
+        if (std::find(list.begin(), list.end(), d.input) == list.end()) list.push_back(d.input);
+    }
+    constexpr std::size_t named = 5;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto& list = boards[i];
+        if (list.size() < 2) continue;
+        std::string names;
+        for (std::size_t k = 0; k < list.size() && k < named; ++k)
+            names += (k == 0 ? "" : ", ") + list[k];
+        if (list.size() > named) names += fmt::format(" and {} more", list.size() - named);
+        out[i].message += fmt::format(" (in {} boards: {})", list.size(), names);
+    }
+    return out;
+}
+
 std::string summary_line(std::span<const Diagnostic> diagnostics) {
     if (diagnostics.empty()) return {};
     std::size_t counts[3] = {0, 0, 0};
@@ -137,7 +169,8 @@ nlohmann::json to_json(const reserved::Region& r) {
     for (const auto& a : r.alloc_ranges)
         ranges.push_back({a.base, a.size});
     j["alloc_ranges"] = ranges;
-    // Extra keys (the contract welcomes more): why a region is inactive, and how it is placed.
+    // Extra keys (docs/json.md: keys may be added, never dropped): why a region is inactive, and
+    // how it is placed.
     j["dynamic"] = r.dynamic;
     j["inactive_reason"] =
         r.inactive_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.inactive_reason);

@@ -86,8 +86,11 @@ TEST_CASE("switches turn checks off as -Wno- does") {
 TEST_CASE("bad requests are located errors, never silently ignored") {
     CHECK(error_of("calc", "{\"arch\": \"arm64\",\n  \"sets\": {]")
               .rfind("<request>:2:12: error: invalid JSON", 0) == 0);
+    // Unknown keys are named with the likely one and every valid key.
     CHECK(error_of("calc", R"({"arch": "arm64", "kernel_versoin": "6.16"})") ==
-          "<request>: error: calc: unknown key 'kernel_versoin'");
+          "<request>: error: calc: unknown key 'kernel_versoin' (did you mean "
+          "'kernel_version'?); valid keys: configs, sets, unsets, arch, kernel_version, "
+          "kernel_tree, kconfig_shell, limits");
     CHECK(error_of("calc", R"({"configs": "a", "arch": ["arm64"]})") ==
           "<request>: error: calc: 'arch' must be a string");
     CHECK(error_of("check", R"({})") == "<request>: error: check: 'files' is required");
@@ -112,6 +115,7 @@ TEST_CASE("every command of the table answers") {
         if (name == "tree" || name == "table") request = json::object();
         if (name == "check") request["files"] = json::array({seed});
         if (name == "fix" || name == "tree") request["file"] = seed;
+        if (name == "map") request["board"] = seed;
         if (name == "suggest") request["target_alignment"] = "4M";
         if (name == "pcp") request["memory"] = "1G";
         if (name == "heap") request["size"] = "10M";

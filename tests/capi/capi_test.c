@@ -90,6 +90,17 @@ static void test_bad_requests(void) {
     EXPECT(error && strstr(error, "'arch' must be a string") != NULL);
     cmalign_free(error);
 
+    /* a bool symbol given a number is refused, never silently left at its default (4K) */
+    EXPECT(cmalign_calc_json("{\"arch\":\"arm64\",\"kernel_version\":\"6.16\","
+                             "\"sets\":{\"CONFIG_ARM64_16K_PAGES\":1}}",
+                             &error) == NULL);
+    EXPECT(error && strstr(error, "CONFIG_ARM64_16K_PAGES=1: a bool symbol takes y, m or n"));
+    cmalign_free(error);
+
+    EXPECT(cmalign_calc_json("{\"arhc\":\"arm64\"}", &error) == NULL);
+    EXPECT(error && strstr(error, "valid keys: configs, sets, unsets, arch") != NULL);
+    cmalign_free(error);
+
     EXPECT(cmalign_calc_json("[1,2]", &error) == NULL);
     cmalign_free(error);
 
@@ -152,12 +163,35 @@ static void test_other_commands(void) {
     EXPECT(strcmp(cmalign_version(), CMALIGN_EXPECTED_VERSION) == 0);
 }
 
+/* One unreadable board beside a readable one: a result with the readable board's findings and
+ * the other's input error, not NULL (as the CLI's JSON). */
+static void test_one_bad_board_among_two(void) {
+    char request[16384];
+    snprintf(request, sizeof request,
+             "{\"files\":[\"%s\",\"%s\"],\"sets\":{\"CONFIG_ARM64_16K_PAGES\":\"y\"},"
+             "\"arch\":\"arm64\",\"kernel_version\":\"6.16\"}",
+             CMALIGN_SEED_DTS, data("tests/capi/bad-syntax.dts"));
+    char* error = NULL;
+    char* out = cmalign_check_json(request, &error);
+    EXPECT(out != NULL);
+    EXPECT(error == NULL);
+    if (out) {
+        EXPECT(strstr(out, "\"check\":\"cma-size-alignment\"") != NULL);
+        EXPECT(strstr(out, "bad-syntax.dts") != NULL);
+        EXPECT(strstr(out, "\"boards\":2") != NULL);
+    }
+    cmalign_free(out);
+    cmalign_free(error);
+    cmalign_clear_cache(); /* callable at any time */
+}
+
 int main(void) {
     test_calc_16k();
     test_check_seed();
     test_bad_file_is_located();
     test_bad_requests();
     test_other_commands();
+    test_one_bad_board_among_two();
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;
 }

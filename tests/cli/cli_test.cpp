@@ -1,4 +1,4 @@
-// The CLI as scripts use it: exit codes and the contract's JSON.
+// The CLI as scripts use it: exit codes and the JSON of docs/json.md.
 #include <doctest/doctest.h>
 
 #include "support/material.hpp"
@@ -36,7 +36,7 @@ TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON" *
     }
 }
 
-TEST_CASE("calc JSON has every contract key") {
+TEST_CASE("calc JSON has every key of docs/json.md") {
     auto r =
         run_cli("calc --format json -c " CMALIGN_SOURCE_DIR "/examples/configs/arm64-16k.config");
     REQUIRE(r.exit_code == 0);
@@ -112,7 +112,7 @@ TEST_CASE("config merges files like merge_config.sh and warns about redefinition
         std::filesystem::remove(p);
 }
 
-TEST_CASE("table JSON rows follow the contract") {
+TEST_CASE("table JSON rows follow docs/json.md") {
     auto r = run_cli("table --arch arm64 --kernel-version 6.16 --format json");
     REQUIRE(r.exit_code == 0);
     auto rows = nlohmann::json::parse(r.out)["rows"];

@@ -6,7 +6,7 @@
 
 using namespace cmalign;
 
-TEST_CASE("parse_size accepts every spelling the contract lists") {
+TEST_CASE("parse_size accepts every spelling docs/cli.md lists") {
     CHECK(parse_size("4194304") == 4194304u);
     CHECK(parse_size("0x400000") == 4194304u);
     CHECK(parse_size("4M") == 4194304u);

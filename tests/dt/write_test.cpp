@@ -1,4 +1,4 @@
-// Tree output: contract JSON and DTS text (which must compile back to the same tree).
+// Tree output: the JSON of docs/json.md and DTS text (which must compile back to the same tree).
 #include <doctest/doctest.h>
 
 #include "support/material.hpp"
@@ -67,7 +67,7 @@ void same_nodes(const Node& a, const Node& b) {
 
 } // namespace
 
-TEST_CASE("write: contract JSON of the whole tree and of a subtree") {
+TEST_CASE("write: the JSON of docs/json.md of the whole tree and of a subtree") {
     auto b = build(sample_dts, "board.dts");
     REQUIRE(b->tree);
     auto json = tree_json(*b->tree);

@@ -8,6 +8,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/fix/plan.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
@@ -494,7 +495,7 @@ TEST_CASE("DTB in, DTB out through libfdt") {
     CHECK(snap.unchanged(dir / "b.dtb")); // nothing to change: not even rewritten
 }
 
-TEST_CASE("fix JSON follows the contract") {
+TEST_CASE("fix JSON follows docs/json.md") {
     TempDir dir("json");
     write_file(dir / "b.dts", board(two_cells, "\t\tpool { compatible = \"shared-dma-pool\"; "
                                                "reusable; size = <0x0 0x400000>; };\n"));

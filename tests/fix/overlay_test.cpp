@@ -12,6 +12,7 @@
 #include "cmalign/core/interval.hpp"
 #include "cmalign/dt/overlay.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/fix/plan.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp"

@@ -23,8 +23,9 @@ expect() {
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/cmalign include/cmalign/cmalign.h include/cmalign/api.hpp include/cmalign/version.hpp \
-    share/man/man1/cmalign.1 share/bash-completion/completions/cmalign "$pydir/cmalign/__init__.py" \
-    "$pydir/cmalign/__init__.pyi"; do
+    share/man/man1/cmalign.1 share/bash-completion/completions/cmalign \
+    share/zsh/vendor-completions/_cmalign share/fish/vendor_completions.d/cmalign.fish \
+    share/doc/cmalign/cli.md "$pydir/cmalign/__init__.py" "$pydir/cmalign/__init__.pyi"; do
     [[ -e $prefix/$f ]] || fail "not installed: $f"
 done
 # Private headers stay private.
@@ -59,10 +60,21 @@ expect 1 "$work/consumer/bsp_check_c" "$request"
 expect 2 "$work/consumer/bsp_check_c" '{"files":["boards/missing.dts"],"configs":["configs/acme_defconfig"]}'
 [[ $out == *"boards/missing.dts"* ]] || fail "C: bad input not named"
 
-# C through pkg-config alone.
-export PKG_CONFIG_PATH=$libdir
+# A C-only CMake project (no C++ compiler enabled): the target brings the C++ runtime.
+cmake -S "$source/tests/install/c_only" -B "$work/c_only" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/c_only" >/dev/null || fail "C-only CMake consumer does not build"
+expect 1 "$work/c_only/bsp_check_c_only" "$request"
+[[ $out == *"CMA alignment 33554432 bytes"* ]] || fail "C-only CMake consumer 16K"
+
+# C through pkg-config alone, with no other .pc file visible (no nlohmann_json.pc: the C API
+# needs none); the C++ side through cmalign-cxx.pc.
 cc -std=c11 -Wall -Werror -o "$work/bsp_check_pc" "$source/examples/consumer/bsp_check.c" \
-    $(pkg-config --cflags --libs cmalign)
+    $(PKG_CONFIG_LIBDIR=$libdir pkg-config --cflags --libs cmalign) ||
+    fail "pkg-config C consumer without nlohmann_json.pc"
+export PKG_CONFIG_PATH=$libdir
+pkg-config --exists cmalign-cxx || fail "cmalign-cxx.pc"
+[[ $(pkg-config --cflags cmalign-cxx) == *"-std=c++20"* ]] || fail "cmalign-cxx.pc: no -std=c++20"
 expect 0 "$work/bsp_check_pc" '{"files":["boards"],"include_dirs":["include"],"configs":["configs/acme_defconfig"],"kernel_version":"6.12"}'
 [[ $out == *"CMA alignment 2097152 bytes, 0 error(s)"* ]] || fail "C (pkg-config) 4K"
 [[ $(pkg-config --modversion cmalign) == "$("$prefix/bin/cmalign" --version | cut -d' ' -f2)" ]] ||

@@ -2,6 +2,7 @@
 // scripts/kconfig (named in the test), checked through olddefconfig()/evaluate().
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -621,4 +622,22 @@ endmenu
     CHECK(now.find("# end of Empty") != std::string::npos);
     CHECK(old.find("# end of Full") != std::string::npos);
     CHECK(now.find("# end of Full") != std::string::npos);
+}
+
+TEST_CASE("the parse cache keeps a few trees, least recently used dropped, and can be emptied") {
+    cmalign::kconfig::clear_cache();
+    MiniTree tree;
+    tree.write("Kconfig", "config A\n\tbool \"a\"\n\tdefault y\n");
+    // Six distinct parses (the environment is part of the cache key), one tree each.
+    for (int i = 0; i < 6; ++i) {
+        EvalOptions options;
+        options.env["CMALIGN_TEST_KEY"] = std::to_string(i);
+        Diagnostics diags;
+        auto got = tree.eval("", diags, options);
+        REQUIRE(got);
+        CHECK(got->config.get_bool("A") == true);
+        CHECK(cmalign::kconfig::cached_trees() == static_cast<std::size_t>(std::min(i + 1, 4)));
+    }
+    cmalign::kconfig::clear_cache();
+    CHECK(cmalign::kconfig::cached_trees() == 0);
 }

@@ -1,4 +1,4 @@
-// Writing a Config: .config text that reads back to the same symbols, and the contract's JSON.
+// Writing a Config: .config text that reads back to the same symbols, and the JSON of docs/json.md.
 #include <doctest/doctest.h>
 
 #include <iterator>
@@ -82,7 +82,7 @@ TEST_CASE("values set through the API that are not one word are written as strin
     CHECK(again.get_string("EMPTY") == "");
 }
 
-TEST_CASE("to_json follows the contract of `cmalign config`") {
+TEST_CASE("to_json follows docs/json.md for `cmalign config`") {
     Config c;
     Diagnostics d;
     REQUIRE(cmalign::kconfig::read_fragment(

@@ -275,7 +275,7 @@ TEST_CASE("arch and version from the config, defaults as assumptions") {
     CHECK(u->version.str() == "6.16");
 }
 
-TEST_CASE("calc JSON has the contract's keys and nothing is lost") {
+TEST_CASE("calc JSON has the keys of docs/json.md and nothing is lost") {
     auto m = calc("arm64", "6.12", {{"ARM64_16K_PAGES", "y"}, {"HUGETLBFS", "y"}, {"CMA", "y"}});
     REQUIRE(m);
     auto j = kernel::to_json(*m);

@@ -17,8 +17,8 @@ CLI = os.environ.get("CMALIGN_CLI")
 SEED = ROOT / "examples/boards/upstream-commit-example.dts"  # shared/testdata/seed-example.dts
 REPO = ROOT / "examples/board-repo"
 SIXTEEN_K = dict(sets={"CONFIG_ARM64_16K_PAGES": "y"}, arch="arm64", kernel_version="6.16")
-COMMANDS = ["calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap", "explain",
-            "boot_check"]
+COMMANDS = ["calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap", "map",
+            "explain", "boot_check"]
 
 
 def cli_json(*args, ok=(0, 1)):
@@ -71,6 +71,12 @@ def test_bad_input_raises_error_naming_file_line(tmp_path):
 def test_unknown_keyword_is_a_type_error_and_bad_values_raise():
     with pytest.raises(TypeError):
         cmalign.calc(arhc="arm64")
+    # ... and a cmalign.Error listing the valid keywords, like an unknown JSON key.
+    with pytest.raises(cmalign.Error,
+                       match=r"unknown keyword 'arhc' \(did you mean 'arch'\?\); valid keywords: .*arch"):
+        cmalign.calc(arhc="arm64")
+    result, error = cmalign._cmalign.run("calc", '{"arhc": "arm64"}')
+    assert result is None and "unknown key 'arhc' (did you mean 'arch'?)" in error
     with pytest.raises(cmalign.Error, match="must be a string"):
         cmalign.calc(arch=64)
     with pytest.raises(cmalign.Error, match="no such file"):
@@ -116,7 +122,8 @@ def test_every_command_has_a_docstring_and_a_stub():
         function = getattr(cmalign, name)
         assert function.__doc__ and len(function.__doc__) > 40, name
         params = list(inspect.signature(function).parameters)
-        assert [a.arg for a in stubs[name].args.args] == params, name
+        stub_args = stubs[name].args
+        assert [a.arg for a in stub_args.args + stub_args.kwonlyargs] == params, name
     assert set(cmalign.__all__) >= set(COMMANDS) | {"Error", "__version__"}
     assert set(cmalign._cmalign.commands()) == set(COMMANDS)
 
@@ -128,7 +135,9 @@ def test_limits_are_raised_by_name_and_refused_when_unknown(tmp_path):
     with pytest.raises(cmalign.Error) as err:
         cmalign.check(files=[deep], arch="arm64", kernel_version="6.12")
     assert err.value.file == str(deep) and err.value.line == 258
-    assert "--limit node-depth=N raises it" in str(err.value)
+    # In the words of the call (a keyword), not of the command line.
+    assert 'limits={"node-depth": N} raises it' in str(err.value)
+    assert "--limit" not in str(err.value)
     got = cmalign.check(files=[deep], arch="arm64", kernel_version="6.12",
                         limits={"node-depth": 400})
     assert got["summary"]["errors"] == 0
@@ -136,3 +145,59 @@ def test_limits_are_raised_by_name_and_refused_when_unknown(tmp_path):
         cmalign.check(files=[deep], arch="arm64", limits={"wombats": 1})
     with pytest.raises(cmalign.Error, match="above the largest allowed value 2000"):
         cmalign.tree(deep, limits={"node-depth": 100000})
+
+
+def test_the_stub_is_generated_from_the_definitions():
+    committed = (ROOT / "bindings/python/cmalign/__init__.pyi").read_text()
+    assert committed == cmalign._stub_text(), "stale: run scripts/regen-reference"
+
+
+def test_one_board_or_a_string_for_files_and_bad_boards_inside_the_result(tmp_path):
+    # `files` takes a string as a list of one (not its characters).
+    one = cmalign.check(str(SEED), **SIXTEEN_K)
+    assert one == cmalign.check(files=[SEED], **SIXTEEN_K)
+    assert one["summary"]["boards"] == 1
+    # One unreadable board among several: its error beside the other board's findings, as the
+    # CLI's JSON has it; only nothing readable is an exception.
+    boards = tmp_path / "boards"
+    boards.mkdir()
+    shutil.copy(SEED, boards / "good.dts")
+    (boards / "bad.dts").write_text("/dts-v1/;\n/ { oops\n")
+    got = cmalign.check(boards, **SIXTEEN_K)
+    cli = cli_json("check", boards, "--arch", "arm64", "--kernel-version", "6.16", "--set",
+                   "CONFIG_ARM64_16K_PAGES=y", ok=(2,))
+    assert got == cli
+    assert got["summary"]["boards"] == 2
+    errors = [d for d in got["diagnostics"] if d["check"] is None]
+    assert len(errors) == 1 and errors[0]["file"] == str(boards / "bad.dts")
+    assert any(d["check"] == "cma-size-alignment" for d in got["diagnostics"])
+    with pytest.raises(cmalign.Error):
+        cmalign.check(boards / "bad.dts", **SIXTEEN_K)
+
+
+def test_a_bool_symbol_given_a_number_is_an_error_not_a_silent_default():
+    with pytest.raises(cmalign.Error, match="CONFIG_ARM64_16K_PAGES=1: a bool symbol takes y, m or n"):
+        cmalign.calc(arch="arm64", kernel_version="6.16", sets={"CONFIG_ARM64_16K_PAGES": 1})
+    assert cmalign.calc(arch="arm64", kernel_version="6.16",
+                        sets={"CONFIG_ARM64_16K_PAGES": True})["page_size"] == 16384
+
+
+def test_the_library_reads_no_arch_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ARCH", "riscv")
+    got = cmalign.calc(kernel_version="6.12", sets={"CONFIG_ARM64": "y"})
+    assert got["arch"] == "arm64"
+
+
+def test_map_and_the_overlays_of_every_tree_command(tmp_path):
+    layout = cmalign.map(SEED, **SIXTEEN_K)
+    assert layout == cli_json("map", SEED, "--arch", "arm64", "--kernel-version", "6.16", "--set",
+                              "CONFIG_ARM64_16K_PAGES=y")
+    overlay = tmp_path / "extra.dtso"
+    overlay.write_text('/dts-v1/;\n/plugin/;\n/ { fragment@0 { target-path = "/reserved-memory";'
+                       ' __overlay__ { extra { compatible = "shared-dma-pool"; reusable; '
+                       'size = <0x0 0x400000>; }; }; }; };\n')
+    tree = cmalign.tree(SEED, overlays=overlay, path="/reserved-memory")
+    assert any(n["path"] == "/reserved-memory/extra" for n in tree["nodes"])
+    fixed = cmalign.fix(SEED, overlays=[overlay], **SIXTEEN_K)
+    assert "edits" in fixed
+    assert cmalign.suggest(SEED, overlays=[overlay], **SIXTEEN_K)["suggestions"]

@@ -27,7 +27,7 @@ def test_calc_from_defconfig_and_fragment_uses_kconfig(tmp_path):
     # of the tree gives 11 (without the tree the value is honoured, with a warning).
     assert result["max_page_order"] == 11
     assert result["cma_min_alignment_bytes"] == 32 * 1024 * 1024
-    # Where Kconfig decided a value, the derivation names the Kconfig line (the contract's keys).
+    # Where Kconfig decided a value, the derivation names the Kconfig line (the keys of docs/json.md).
     inputs = {i["symbol"]: i for step in result["derivation"] for i in step["inputs"]}
     order = inputs["CONFIG_ARCH_FORCE_MAX_ORDER"]
     assert set(order) == {"symbol", "value", "file", "line"}

@@ -22,7 +22,7 @@ def test_running_kernel_fixture_matches():
     assert got["min_free_kbytes"] == 67584  # 512 pages * 3 zones * 11 = 16896 pages
     assert [z["name"] for z in got["zones"]] == ["DMA", "DMA32", "Normal"]
     normal = got["zones"][2]
-    # Contract keys, top level = the largest zone (Normal).
+    # The keys of docs/json.md, top level = the largest zone (Normal).
     for key in ("page_size", "managed_pages", "batch", "scale_max", "max_pages_per_lock",
                 "high_min", "high_max", "min_free_kbytes", "watermarks", "by_scale", "zones"):
         assert key in got

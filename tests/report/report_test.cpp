@@ -1,4 +1,4 @@
-// Reports: gcc-style text with the source line and caret, the contract's JSON keys, and SARIF
+// Reports: gcc-style text with the source line and caret, the JSON keys of docs/json.md, and SARIF
 // 2.1.0 validated against the schema in tests/data/sarif with Debian's python3-jsonschema.
 #include <doctest/doctest.h>
 
@@ -80,7 +80,7 @@ TEST_CASE("text: gcc header, source line and caret under the column") {
     fs::remove_all(dir);
 }
 
-TEST_CASE("JSON: the contract's keys for regions, diagnostics and summary") {
+TEST_CASE("JSON: the keys of docs/json.md for regions, diagnostics and summary") {
     auto t = board({cma_pool("cma_test_reserve", 4u << 20, 24),
                     cma_static("cma@42000000", 0x42000000, 32u << 20)});
     auto result = checks::run(t, arm64_612(16384), {});

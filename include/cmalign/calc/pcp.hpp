@@ -109,7 +109,7 @@ struct PcpResult {
     std::vector<CalcStep> derivation;
     std::vector<std::string> assumptions;
 
-    // The populated zone with the most managed pages (the contract's top-level keys).
+    // The populated zone with the most managed pages (the top-level keys of docs/json.md).
     const ZoneResult* largest_zone() const;
 };
 

@@ -21,7 +21,7 @@ enum class Severity { note, warning, error };
 
 const char* to_string(Severity s);
 
-// A proposed change of one property value, as numbers (the contract's `fix` object).
+// A proposed change of one property value, as numbers (the `fix` object of docs/json.md).
 struct FixHint {
     std::string property;
     std::uint64_t old_value = 0;

@@ -1,4 +1,4 @@
-// Output of a resolved tree: the `cmalign tree` JSON of the contract and DTS text in the style of
+// Output of a resolved tree: the `cmalign tree` JSON of docs/json.md and DTS text in the style of
 // `dtc -O dts` (recompilable with dtc; phandle references are written as numbers).
 #pragma once
 

@@ -26,10 +26,6 @@
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/reserved/regions.hpp"
 
-namespace cmalign::dt {
-class FileCache; // the preprocessor's file cache (internal): plan_fixes() takes it by reference
-} // namespace cmalign::dt
-
 namespace cmalign::fix {
 
 // One replacement of bytes [begin, end) of `file`.
@@ -64,10 +60,9 @@ struct Plan {
 // the largest value it may choose (as the cma-size-alignment check advises). nullopt: unbounded.
 std::optional<std::uint64_t> required_alignment(const kernel::Model& model);
 
-// Plans the edits for one board read from DTS. `cache` gives the source files (the same cache the
-// tree was loaded with, so the bytes are the ones parsed); no file is written.
-Plan plan_fixes(const dt::Tree& tree, const reserved::Reservations& reservations,
-                std::uint64_t alignment, dt::FileCache& cache);
+// Plans for a board read from DTS: plan_fixes() in cmalign/fix/plan.hpp (private: it reads the
+// sources through the preprocessor's file cache); run_fix() (cmalign/run_fix.hpp) is the public
+// way.
 
 // Same for a board read from a DTB/DTBO (`tree.from_dtb`): edits of the blob's cell bytes, made
 // with fdt_setprop_inplace on a copy and checked with fdt_check_full.

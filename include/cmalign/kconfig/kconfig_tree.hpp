@@ -52,6 +52,11 @@ struct Evaluation {
 // The SRCARCH the top Makefile derives from ARCH ("x86_64" → "x86", "arm64" → "arm64").
 std::string srcarch_of(const std::string& arch);
 
+// The in-process cache of parsed kernel trees (at most a few, least recently used dropped):
+// emptied, and how many trees it holds.
+void clear_cache();
+std::size_t cached_trees();
+
 // Parses (or takes from the in-process cache) `tree`'s Kconfig for `arch` and evaluates it with
 // `inputs` as the user's .config. Errors in the Kconfig files are reported at file:line:col.
 std::optional<Evaluation> evaluate(const std::string& tree, const std::string& arch,

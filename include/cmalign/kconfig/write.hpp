@@ -1,4 +1,4 @@
-// Writing a Config back out: a .config-style text and the contract's `cmalign config` JSON.
+// Writing a Config back out: a .config-style text and the `cmalign config` JSON of docs/json.md.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Renderings of the kernel model: the contract's `calc` and `table` JSON, and text/markdown.
+// Renderings of the kernel model: the `calc` and `table` JSON of docs/json.md, and text/markdown.
 // They are reports: implemented in the report layer (src/report/model.cpp), which may read the
 // kernel layer; nothing in src/kernel includes this header.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace cmalign::kernel {
 
-// The contract's `calc` object: kernel_version, arch, page_size, max_page_order,
+// The `calc` object of docs/json.md: kernel_version, arch, page_size, max_page_order,
 // pageblock_order, pageblock_order_range (only when pageblock_order is null),
 // cma_min_alignment_bytes, derivation, assumptions, diagnostics.
 nlohmann::json to_json(const Model& model);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -99,6 +100,9 @@ Layout build(const std::string& input, const checks::Result& result, const kerne
 
 // The compact terminal picture; no line is wider than `columns` (at least 60).
 std::string render_text(const Layout& layout, int columns = 80);
+// The same picture in plain ASCII (a terminal whose locale is not UTF-8): box and mark glyphs
+// replaced by ASCII look-alikes (│ |, ┌ └ +, ✓ +, ✗ X, ■ #, ▒ m, · ., → ->, ≈ ~, … ...).
+std::string to_ascii(std::string_view text);
 
 // A standalone SVG 1.1 document, labelled, with a legend.
 std::string render_svg(const Layout& layout);

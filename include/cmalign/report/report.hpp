@@ -1,4 +1,4 @@
-// Findings and regions as text (gcc style), JSON (the contract's `check` object) and SARIF 2.1.0.
+// Findings and regions as text (gcc style), JSON (docs/json.md's `check` object) and SARIF 2.1.0.
 // Formats only: nothing here decides what is a finding.
 #pragma once
 
@@ -27,10 +27,14 @@ struct TextOptions {
 //  "   12 |     size = <0x0 0x400000>;" and "      |                  ^". Ends with '\n'.
 std::string text(const Diagnostic& d, const TextOptions& options = {});
 std::string text(std::span<const Diagnostic> diagnostics, const TextOptions& options = {});
+// One finding per place for the line-oriented formats (text, GitHub): findings that differ only
+// in their board (a shared .dtsi checked through several boards) become one, whose message ends
+// with "(in 3 boards: a.dts, b.dts, c.dts)"; first-seen order. JSON and SARIF keep one per board.
+std::vector<Diagnostic> merge_shared(std::span<const Diagnostic> diagnostics);
 // "2 errors, 1 warning, 0 notes" ("" when there is nothing).
 std::string summary_line(std::span<const Diagnostic> diagnostics);
 
-// ---- JSON (contract.md, `cmalign check`) ------------------------------------------------------
+// ---- JSON (docs/json.md, `check`) ------------------------------------------------------
 
 nlohmann::json to_json(const reserved::Region& region);
 // Which keys a diagnostic has: `finding` (check, fix, explain, ...: {input, file, line, column,

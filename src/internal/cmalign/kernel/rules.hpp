@@ -208,7 +208,7 @@ struct ArchSymbolRow {
 
 struct ArchInfo {
     Arch arch;
-    const char* name;             // as the contract spells it
+    const char* name;             // as docs/cli.md spells it
     VersionRange versions;        // which kernels have it (loongarch: ≥ v5.19)
     std::optional<bool> is_64bit; // nullopt: a config choice (64BIT / PPC64)
     const char* bits_symbol;      // the symbol that says 64-bit when is_64bit is nullopt
