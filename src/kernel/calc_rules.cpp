@@ -51,7 +51,7 @@ constexpr std::array rows = {
     Rule{Topic::thp_min_free_kbytes, all_versions, 0,
          "recommended = min(pageblock_nr_pages * nr_zones * (2 + MIGRATE_PCPTYPES^2 = 9), "
          "nr_free_buffer_pages() / 20) pages in KiB; replaces min_free_kbytes when larger",
-         "mm/khugepaged.c set_recommended_min_free_kbytes() (late_initcall hugepage_init → "
+         "mm/khugepaged.c set_recommended_min_free_kbytes() (subsys_initcall hugepage_init → "
          "start_stop_khugepaged)"},
     Rule{Topic::thp_small_memory, all_versions, 0,
          "totalram_pages() < 512 MiB: THP is switched off and khugepaged never starts",
