@@ -1,6 +1,7 @@
 // The Kconfig language parser and evaluator. The input is split at "@@@" lines into a small kernel
 // tree: Kconfig (top), arch/x86/Kconfig, lib/Kconfig and a .config; the first byte chooses the
-// version in the Makefile (6.1 or 6.12 semantics: choices and out-of-range values differ).
+// version in the Makefile (6.12, 6.1, 7.2 or 5.10: the Kconfig dialects differ in choices,
+// out-of-range values, `depends on X if Y`, "# end of" lines).
 #include <cstdint>
 #include <fstream>
 #include <string_view>
@@ -11,11 +12,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    bool old_semantics = (data[0] & 1) != 0;
+    // Bits 0-1 of the first byte; 0 and 1 keep the meaning older corpora gave them.
+    static constexpr const char* versions[][2] = {{"6", "12"}, {"6", "1"}, {"7", "2"}, {"5", "10"}};
+    const auto* version = versions[data[0] & 3];
     std::string_view input(reinterpret_cast<const char*>(data + 1), size - 1);
     const auto& dir = cmalign::fuzz::scratch_dir();
     std::ofstream(dir / "Makefile", std::ios::trunc)
-        << "VERSION = 6\nPATCHLEVEL = " << (old_semantics ? "1" : "12") << "\nSUBLEVEL = 0\n";
+        << "VERSION = " << version[0] << "\nPATCHLEVEL = " << version[1] << "\nSUBLEVEL = 0\n";
     auto paths = cmalign::fuzz::write_named_parts(
         input, {"Kconfig", "arch/x86/Kconfig", "lib/Kconfig", "fuzz.config"});
     std::filesystem::create_directories(dir / "arch/x86");

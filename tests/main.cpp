@@ -3,7 +3,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <string>
 #include <unistd.h>
 
 #include "support/material.hpp"
@@ -42,7 +44,31 @@ bool program_available(const char* name) {
 
 } // namespace cmalign::test
 
+namespace {
+
+// Every test binary works in a temporary directory of its own (TMPDIR, which
+// std::filesystem::temp_directory_path() reads): tests name their scratch files by purpose, and
+// two runs at once (two build trees, two checkouts on one machine) must not share them.
+struct PrivateTmpdir {
+    std::filesystem::path dir;
+    PrivateTmpdir() {
+        std::error_code ec;
+        auto base = std::filesystem::temp_directory_path(ec);
+        if (ec) return;
+        dir = base / ("cmalign-test-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir, ec);
+        if (ec || ::setenv("TMPDIR", dir.c_str(), 1) != 0) dir.clear();
+    }
+    ~PrivateTmpdir() {
+        std::error_code ec;
+        if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+};
+
+} // namespace
+
 int main(int argc, char** argv) {
+    PrivateTmpdir tmpdir;
     doctest::Context context(argc, argv);
     int result = context.run();
     if (context.shouldExit()) return result;

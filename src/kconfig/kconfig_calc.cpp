@@ -129,6 +129,10 @@ Tri Evaluator::compare(const Expr& x) {
 void Evaluator::calc_visibility(int s) {
     const Symbol& sym = t_.symbols[s];
     SymState& st = st_[s];
+    if (sym.flags & sym_transitional) { // 6.18+ sym_calc_visibility(): always visible
+        st.visible = Tri::yes;
+        return;
+    }
     Tri tri = Tri::no;
     for (int p : sym.props) {
         if (t_.props[p].kind != PropKind::prompt) continue;
@@ -371,6 +375,7 @@ void Evaluator::calc_inner(int s) {
 
     bool is_choice = sym.flags & sym_choice;
     bool is_choice_value = sym.flags & sym_choice_value;
+    int default_prop = none; // the default property the value came from, if any
     switch (get_type(s)) {
     case Type::boolean:
     case Type::tristate: {
@@ -398,6 +403,7 @@ void Evaluator::calc_inner(int s) {
                 if (st.rev != Tri::no) st.write = true;
                 if (!is_choice) {
                     int p = first_visible_prop(s, PropKind::default_);
+                    default_prop = p;
                     if (p != none) {
                         newtri = tri_and(eval(t_.props[p].expr), prop_tri_[p]);
                         if (newtri != Tri::no) {
@@ -440,6 +446,7 @@ void Evaluator::calc_inner(int s) {
             break;
         }
         int p = first_visible_prop(s, PropKind::default_);
+        default_prop = p;
         if (p != none) {
             const Expr& x = t_.exprs[t_.props[p].expr];
             if (x.op == Op::symbol) {
@@ -455,13 +462,24 @@ void Evaluator::calc_inner(int s) {
     default:
         break;
     }
+    if (default_prop != none && !st.has_user) {
+        // 6.18+: a value whose default is a single transitional symbol the user set counts as
+        // set by the user (SYMBOL_DEF_USER), so later passes keep it.
+        const Expr& x = t_.exprs[t_.props[default_prop].expr];
+        if (x.op == Op::symbol && (t_.symbols[x.left].flags & sym_transitional) &&
+            st_[x.left].has_user) {
+            st.has_user = true;
+            st.user_tri = newtri;
+            st.user_val = newval;
+        }
+    }
     st.tri = newtri;
     st.val = newval;
     if (is_choice && old_choices_) {
         st.choice_sel = newtri == Tri::yes ? calc_choice(sym.menus.front()) : none;
     }
     validate_range(s);
-    if (is_choice && !old_choices_) st.write = false;
+    if ((is_choice && !old_choices_) || (sym.flags & sym_transitional)) st.write = false;
     if (is_choice && old_choices_ && st.need_set_choice) {
         // set_all_choice_values(): the choice counts as set (its members' user n carries no
         // SYMBOL_DEF_USER, so it changes nothing here); computed again when next asked.

@@ -234,6 +234,8 @@ std::string Evaluator::write(Config& out, const std::string& heading) {
     (void)m;
     auto end_check = [&](int menu) {
         const Menu& mm = t_.menus[menu];
+        // Before 5.18 conf_write() wrote "# end of" only on its way up from a menu's last child.
+        if (!end_of_empty_menu_ && mm.children.empty()) return;
         if (mm.sym == none && menu != 0 && mm.prompt != none &&
             t_.props[mm.prompt].kind == PropKind::menu && menu_visible(menu)) {
             text += "# end of " + t_.props[mm.prompt].text + "\n";
@@ -257,7 +259,7 @@ std::string Evaluator::write(Config& out, const std::string& heading) {
                 need_newline = false;
             }
         } else if (!(t_.symbols[menu.sym].flags & sym_choice) && !st_[menu.sym].written &&
-                   !(t_.symbols[menu.sym].flags & sym_transitional)) {
+                   !(t_.symbols[menu.sym].flags & (sym_transitional | sym_no_write))) {
             calc(menu.sym);
             if (st_[menu.sym].write) {
                 if (need_newline) {
@@ -285,15 +287,27 @@ model::Dialect model::dialect_of(int major, int minor) {
     struct Row {
         int major, minor; // the first release that behaves the new way
         bool Dialect::*field;
+        bool field_is_new_way; // the field says "new way" (true) or "old way" (false)
     };
     static constexpr Row changes[] = {
-        {6, 11, &Dialect::choice_symbols},      // choices no longer have a symbol
-        {6, 8, &Dialect::drop_out_of_range},    // out-of-range values clamped, not dropped
-        {6, 9, &Dialect::empty_number_default}, // int/hex without a default: 0/0x0, not empty
+        // choices no longer have a symbol (6.11 menu.c/symbol.c)
+        {6, 11, &Dialect::choice_symbols, false},
+        // out-of-range values clamped, not dropped (6.8 confdata.c)
+        {6, 8, &Dialect::drop_out_of_range, false},
+        // int/hex without a default: 0/0x0, not empty (6.9 symbol.c)
+        {6, 9, &Dialect::empty_number_default, false},
+        // `depends on X if Y` (parser.y depends: T_DEPENDS T_ON expr if_expr): in 7.2's
+        // parser.y, not in 6.12's; posted to linux-kbuild in December 2025, so first in 7.0
+        {7, 0, &Dialect::depends_if, true},
+        // "# end of" written for a menu without entries too (confdata.c end_check; commit
+        // "kconfig: fix missing '# end of' for empty menu", merged for 5.18; 5.10 lacks it)
+        {5, 18, &Dialect::end_of_empty_menu, true},
     };
     Dialect out;
-    for (const auto& row : changes)
-        out.*row.field = major < row.major || (major == row.major && minor < row.minor);
+    for (const auto& row : changes) {
+        bool before = major < row.major || (major == row.major && minor < row.minor);
+        out.*row.field = row.field_is_new_way ? !before : before;
+    }
     return out;
 }
 

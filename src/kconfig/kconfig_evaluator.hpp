@@ -68,7 +68,8 @@ public:
     Evaluator(const Tree& tree, const Dialect& dialect)
         : t_(tree), old_choices_(dialect.choice_symbols),
           drop_out_of_range_(dialect.drop_out_of_range),
-          empty_number_default_(dialect.empty_number_default), st_(tree.symbols.size()),
+          empty_number_default_(dialect.empty_number_default),
+          end_of_empty_menu_(dialect.end_of_empty_menu), st_(tree.symbols.size()),
           prop_tri_(tree.props.size(), Tri::no), priority_(tree.menus.size()) {
         for (int s : {t_.sym_yes, t_.sym_mod, t_.sym_no}) {
             st_[s].valid = true;
@@ -90,6 +91,7 @@ private:
     bool old_choices_;
     bool drop_out_of_range_;
     bool empty_number_default_;
+    bool end_of_empty_menu_;
     std::vector<SymState> st_;
     std::vector<Tri> prop_tri_;
     std::vector<std::vector<int>> priority_; // 6.12 choices: members in priority order

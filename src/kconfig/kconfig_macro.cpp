@@ -2,6 +2,7 @@
 // built-in functions, and $(shell ...) answered from the toolchain probe table.
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
+#include "cmalign/kconfig/integer.hpp" // the project's one integer reader (core/integer.hpp)
 #include "kconfig/kconfig_parser.hpp"
 
 namespace cmalign::kconfig::model::parser {
@@ -25,12 +26,48 @@ namespace {
 // cross toolchains: Rust is not part of such a build, and these flags are newer or clang-only.
 const std::vector<std::string>& assumed_failing_probes() {
     static const std::vector<std::string> list = {
-        "rustc",
-        "RUSTC",
-        "rust_is_available",
-        "bindgen",
+        "rustc", "RUSTC", "rust_is_available", "bindgen",
+        // the tool is another implementation than GNU's (5.10's `$(LD) -v | grep -q gold`)
+        "grep -q gold", "grep -qi llvm",
+        "-mllvm", // clang-only flags
     };
     return list;
+}
+
+// `expr A OP B` on integers (7.x init/Kconfig: $(shell,expr $(cc-version) / 10000)) is
+// arithmetic, not a probe: answer it as expr(1) does. nullopt for anything else.
+std::optional<std::string> evaluate_expr_command(const std::string& command) {
+    if (command.rfind("expr ", 0) != 0) return std::nullopt;
+    if (command.find_first_of(";|&<>`$\"'") != std::string::npos) return std::nullopt;
+    std::istringstream in(command.substr(5));
+    std::vector<std::string> w;
+    for (std::string word; in >> word;)
+        w.push_back(word);
+    if (w.size() != 3) return std::nullopt;
+    auto number = [](const std::string& text) -> std::optional<long long> {
+        std::size_t k = !text.empty() && text[0] == '-' ? 1 : 0;
+        if (k == text.size()) return std::nullopt;
+        for (std::size_t j = k; j < text.size(); ++j) // decimal only, as expr reads it
+            if (!std::isdigit(static_cast<unsigned char>(text[j]))) return std::nullopt;
+        return parse_integer(text, IntegerSyntax::decimal_or_hex);
+    };
+    auto a = number(w[0]), b = number(w[2]);
+    if (!a || !b) return std::nullopt;
+    const std::string& op = w[1];
+    long long r = 0;
+    bool overflow = false;
+    if (op == "+")
+        overflow = __builtin_add_overflow(*a, *b, &r);
+    else if (op == "-")
+        overflow = __builtin_sub_overflow(*a, *b, &r);
+    else if (op == "*")
+        overflow = __builtin_mul_overflow(*a, *b, &r);
+    else if ((op == "/" || op == "%") && *b != 0 && !(*a == LLONG_MIN && *b == -1))
+        r = op == "/" ? *a / *b : *a % *b;
+    else
+        return std::nullopt;
+    if (overflow) return std::nullopt;
+    return std::to_string(r);
 }
 
 // Shell words of a `test` command: quotes removed (no expansions: Kconfig already expanded).
@@ -157,6 +194,13 @@ std::optional<std::string> Parser::env(const std::string& name) const {
     }
     if (name == "OBJCOPY")
         return use_llvm ? llvm_prefix + "llvm-objcopy" + llvm_suffix : cross + "objcopy";
+    if (name == "PAHOLE_VERSION") {
+        // 7.x: the top Makefile computes it and exports it to Kconfig (`default
+        // "$(PAHOLE_VERSION)"`).
+        std::string command = in_.tree + "/scripts/pahole-version.sh " + *env("PAHOLE");
+        auto* self = const_cast<Parser*>(this);
+        return in_.options.run_shell ? self->shell(command) : self->assume_shell(command);
+    }
     if (name == "CC_VERSION_TEXT") {
         std::string cc = *env("CC");
         if (in_.options.run_shell) {
@@ -274,6 +318,7 @@ std::string Parser::eval_clause(std::string_view clause, const std::vector<std::
     parts.push_back(clause.substr(prev));
     if (parts.size() > 16) fail("too many function arguments");
     std::string name = expand(parts[0], args);
+    std::size_t assumptions_before = tree_.assumptions.size();
     std::vector<std::string> call_args;
     for (std::size_t k = 1; k < parts.size(); ++k)
         call_args.push_back(expand(parts[k], args));
@@ -283,6 +328,7 @@ std::string Parser::eval_clause(std::string_view clause, const std::vector<std::
         std::string body = it->second.value; // the map may change during expansion
         return expand(body, &call_args);
     }
+    assumptions_before_args_ = assumptions_before;
     if (auto r = call_function(name, call_args)) return *r;
     if (call_args.empty()) {
         if (auto e = env(name)) return *e;
@@ -311,8 +357,17 @@ std::optional<std::string> Parser::call_function(const std::string& name,
     }
     if (name == "error-if") {
         arity(2, 2);
-        if (args[0] == "y") fail(args[1]);
-        return std::string{};
+        if (args[0] != "y") return std::string{};
+        // Every $(error-if) of the trees read tests the toolchain: one that fires on an assumed
+        // probe answer must not stop what `make` would finish.
+        if (!in_.options.run_shell && tree_.assumptions.size() > assumptions_before_args_) {
+            diags_.warning(here(),
+                           fmt::format("{} (from an assumed toolchain probe; the evaluation "
+                                       "goes on: --kconfig-shell asks the real toolchain)",
+                                       args[1]));
+            return std::string{};
+        }
+        fail(args[1]);
     }
     if (name == "filename") {
         arity(0, 0);
@@ -367,6 +422,7 @@ bool Parser::assume_probe(const std::string& command) {
 }
 
 std::string Parser::assume_shell(const std::string& command) {
+    if (auto exact = evaluate_expr_command(command)) return *exact;
     {
         std::string norm = command;
         auto replace_all = [&](const std::string& from, const std::string& to) {
@@ -375,14 +431,35 @@ std::string Parser::assume_shell(const std::string& command) {
                  p = norm.find(from, p + to.size()))
                 norm.replace(p, from.size(), to);
         };
-        replace_all(in_.tree, "$(srctree)");
+        // The tree's path as $(srctree) expanded it: only where a word starts with it (the
+        // tree may be ".", whose every other dot is part of the command).
+        const std::string tree_prefix = in_.tree + "/";
+        for (std::size_t p = norm.find(tree_prefix); p != std::string::npos;
+             p = norm.find(tree_prefix, p + 1)) {
+            if (p > 0 && std::string_view(" \t'\"=(").find(norm[p - 1]) == std::string_view::npos)
+                continue;
+            norm.replace(p, in_.tree.size(), "$(srctree)");
+        }
         if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
             replace_all(it->second, "");
+        // A row is keyed by what the probe asks; only commands whose answer changed between
+        // the trees read carry a version: then the tree's own, else the newest older one.
         const ProbeAnswer* found = nullptr;
-        std::string version = fmt::format("{}.{}", tree_.version_major, tree_.version_minor);
+        auto version_of = [](const ProbeAnswer& a) {
+            std::pair<int, int> v{0, 0};
+            if (std::sscanf(a.version, "%d.%d", &v.first, &v.second) != 2) v = {0, 0};
+            return v;
+        };
+        const std::pair<int, int> tree_version{tree_.version_major, tree_.version_minor};
+        auto rank = [&](const ProbeAnswer& a) {
+            if (*a.version == 0 || version_of(a) == tree_version) return 3;
+            return version_of(a) < tree_version ? 2 : 1;
+        };
         for (const auto& answer : probe_table) {
             if (in_.srcarch != answer.srcarch || norm != answer.command) continue;
-            if (!found || version == answer.version) found = &answer;
+            if (!found || rank(answer) > rank(*found) ||
+                (rank(answer) == 2 && rank(*found) == 2 && version_of(answer) > version_of(*found)))
+                found = &answer;
         }
         if (found) {
             const auto& answer = *found;
@@ -436,8 +513,18 @@ std::string Parser::assume_shell(const std::string& command) {
     if (contains("scripts/cc-version.sh")) {
         result = llvm ? "Clang 140006" : "GCC 120200";
         known = true;
+    } else if (contains("scripts/gcc-version.sh")) { // 5.10
+        result = llvm ? "0" : "120200";
+        known = true;
+    } else if (contains("scripts/clang-version.sh") || contains("scripts/lld-version.sh")) {
+        result = llvm ? "140006" : "0";
+        known = true;
     } else if (contains("scripts/as-version.sh")) {
         result = llvm ? "LLVM 140006" : "GNU 24000";
+        known = true;
+    } else if (contains("| $(srctree)/scripts/ld-version.sh") ||
+               (contains("/scripts/ld-version.sh") && contains("--version |"))) {
+        result = llvm ? "0" : "240000000"; // 5.10's awk script: 2.40 as one number
         known = true;
     } else if (contains("scripts/ld-version.sh")) {
         result = llvm ? "LLD 140006" : "BFD 24000";

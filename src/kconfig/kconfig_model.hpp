@@ -66,6 +66,7 @@ enum SymFlag : std::uint16_t {
     sym_choice = 2,
     sym_choice_value = 4,
     sym_transitional = 8,
+    sym_no_write = 16, // 5.10 `option defconfig_list`
 };
 
 struct Symbol {
@@ -98,11 +99,16 @@ struct Menu {
 // is kept here, in one row per change). Before v6.11 a choice is a symbol of its own (its type
 // from its first member, its value the chosen member); before v6.8 conf_read() forgets an
 // int/hex value outside its range, later releases clamp it (sym_validate_range()); before v6.9
-// an int/hex symbol without a default is empty, later "0"/"0x0" (sym_calc_value()).
+// an int/hex symbol without a default is empty, later "0"/"0x0" (sym_calc_value()); from v7.0
+// `depends on X if Y` means `depends on X || Y = n`. Syntax that only some releases have and
+// that needs no version check (5.10's `option ...`, 6.18's `transitional`) is accepted anywhere:
+// a tree that uses it is of that release.
 struct Dialect {
     bool choice_symbols = false;
     bool drop_out_of_range = false;
     bool empty_number_default = false;
+    bool depends_if = false;        // `depends on X if Y` is part of the language (7.0+)
+    bool end_of_empty_menu = false; // "# end of" after a menu without entries (5.18+)
 };
 Dialect dialect_of(int major, int minor);
 

@@ -192,6 +192,41 @@ int Parser::parse_expr(const std::vector<Token>& t, std::size_t& i) {
     return e;
 }
 
+// expr_trans_compare() of expr.c: `e type sym` (type equal/unequal, sym y/m/n) rewritten without
+// comparing a sub-expression, as the kernel builds `depends on X if Y`.
+int Parser::trans_compare(int e, Op type, int sym) {
+    if (e == none) {
+        int r = tree_.make_symbol(sym);
+        return type == Op::unequal ? tree_.add_expr(Op::not_, r, none) : r;
+    }
+    Expr x = tree_.exprs[e];
+    switch (x.op) {
+    case Op::and_:
+    case Op::or_: {
+        int l = trans_compare(x.left, Op::equal, sym);
+        int r = trans_compare(x.right, Op::equal, sym);
+        bool as_and = (x.op == Op::and_) == (sym == tree_.sym_yes);
+        int out = e;
+        if (sym == tree_.sym_yes || sym == tree_.sym_no)
+            out = tree_.add_expr(as_and ? Op::and_ : Op::or_, l, r);
+        return type == Op::unequal ? tree_.add_expr(Op::not_, out, none) : out;
+    }
+    case Op::not_:
+        return trans_compare(x.left, type == Op::equal ? Op::unequal : Op::equal, sym);
+    case Op::symbol:
+        return tree_.add_expr(type, x.left, sym);
+    default: // a comparison
+        if (type == Op::equal) {
+            if (sym == tree_.sym_yes) return e;
+            if (sym == tree_.sym_mod) return tree_.make_symbol(tree_.sym_no);
+            return tree_.add_expr(Op::not_, e, none);
+        }
+        if (sym == tree_.sym_yes) return tree_.add_expr(Op::not_, e, none);
+        if (sym == tree_.sym_mod) return tree_.make_symbol(tree_.sym_yes);
+        return e;
+    }
+}
+
 int Parser::parse_if_expr(const std::vector<Token>& t, std::size_t& i) {
     if (i < t.size() && t[i].kind == Tok::kw_if) {
         ++i;
@@ -435,6 +470,13 @@ void Parser::statement(std::vector<Token>& t) {
             fail_at(first, "syntax error: expected 'depends on'");
         ++i;
         int e = parse_expr(t, i);
+        if (i < t.size() && t[i].kind == Tok::kw_if) {
+            // 7.0+ `depends on X if Y` (menu_add_dep(dep, cond)): X || (Y = n).
+            if (!dialect_of(tree_.version_major, tree_.version_minor).depends_if)
+                fail_at(t[i], "syntax error: unexpected 'if'");
+            int cond = parse_if_expr(t, i);
+            e = tree_.make_or(e, trans_compare(cond, Op::equal, tree_.sym_no));
+        }
         expect_end(t, i);
         add_dep(e);
         return;
@@ -498,9 +540,12 @@ void Parser::statement(std::vector<Token>& t) {
         return;
     }
     case Tok::kw_option: {
-        // Kernels before 5.15: `option modules`, `option env=...`, `option defconfig_list`, ...
+        // 5.10's parser.y: `option modules`, `option defconfig_list` (the symbol is never written:
+        // SYMBOL_NO_WRITE), `option allnoconfig_y` (allnoconfig only). Later kernels dropped it.
         need_entry({0, 1});
         if (i < t.size() && t[i].kind == Tok::kw_modules) tree_.modules_sym = entry_symbol();
+        if (i < t.size() && t[i].text == "defconfig_list" && entry_symbol() != none)
+            tree_.symbols[entry_symbol()].flags |= sym_no_write;
         return;
     }
     case Tok::kw_transitional: {

@@ -114,6 +114,7 @@ private:
     int macro_depth_ = 0;
     int expr_depth_ = 0;
     int stmt_line_ = 0;
+    std::size_t assumptions_before_args_ = 0; // of the function call being evaluated
 
     // menu construction state (menu.c: current_menu, current_entry)
     int current_menu_ = 0;
@@ -167,6 +168,7 @@ private:
     int parse_unary(const std::vector<Token>& t, std::size_t& i);
     int parse_symbol(const std::vector<Token>& t, std::size_t& i);
     int parse_if_expr(const std::vector<Token>& t, std::size_t& i);
+    int trans_compare(int e, Op type, int sym);
     void expect_end(const std::vector<Token>& t, std::size_t i);
     std::string expect_string(const std::vector<Token>& t, std::size_t& i, const char* what);
     void source(const std::string& name, Tok kind, const Token& at);

@@ -471,3 +471,154 @@ TEST_CASE("kconfig: hostile nesting is bounded") {
     CHECK(!t2.eval("", d2));
     CHECK(d2.has_errors());
 }
+
+TEST_CASE("kconfig: 7.0+ `depends on X if Y` is X || Y = n; a syntax error before 7.0") {
+    // menu_add_dep(dep, cond) of 7.2's menu.c: expr_alloc_or(dep, expr_trans_compare(cond,
+    // E_EQUAL, &symbol_no)).
+    const std::string k = R"K(
+config MODULES
+	bool "modules"
+	modules
+config GADGET
+	tristate "gadget"
+config USB
+	tristate "usb"
+config DRIVER
+	tristate "driver"
+	depends on USB if !GADGET
+	default y
+config BOTH
+	bool "both"
+	depends on USB if GADGET && MODULES
+	default y
+)K";
+    MiniTree t("7.2");
+    // !GADGET is y when GADGET=n: DRIVER depends on USB.
+    CHECK(t.value(k, "CONFIG_USB=n\nCONFIG_GADGET=n\n", "DRIVER") == "");
+    CHECK(t.value(k, "CONFIG_USB=y\nCONFIG_GADGET=n\n", "DRIVER") == "y");
+    // GADGET=y: !GADGET = n, so the dependency does not apply.
+    CHECK(t.value(k, "CONFIG_USB=n\nCONFIG_GADGET=y\n", "DRIVER") == "y");
+    // GADGET=m (with MODULES): !GADGET is m, not n, so DRIVER depends on USB; it is not
+    // DRIVER's dependency `USB || m` (expr_trans_compare rewrites !GADGET = n as GADGET != n).
+    CHECK(t.value(k, "CONFIG_MODULES=y\nCONFIG_USB=n\nCONFIG_GADGET=m\n", "DRIVER") == "y");
+    // An && condition: (GADGET && MODULES) = n is (GADGET = n || MODULES = n).
+    CHECK(t.value(k, "CONFIG_MODULES=y\nCONFIG_USB=n\nCONFIG_GADGET=y\n", "BOTH") == "");
+    CHECK(t.value(k, "CONFIG_USB=n\nCONFIG_GADGET=y\n", "BOTH") == "y");
+
+    MiniTree old("6.12");
+    old.write("Kconfig", k);
+    Diagnostics diags;
+    CHECK_FALSE(old.eval("", diags));
+    CHECK(first_error(diags).find("Kconfig:11: syntax error: unexpected 'if'") !=
+          std::string::npos);
+}
+
+TEST_CASE("kconfig: transitional symbols are read, never written, and hand their value on") {
+    // 7.2's symbol.c: SYMBOL_TRANS is always visible, not written, and a symbol whose default is
+    // a transitional symbol the user set counts as set by the user.
+    MiniTree t("7.2");
+    const std::string k = R"K(
+config OLD_NAME
+	bool
+	transitional
+	help
+	  The old name.
+config NEW_NAME
+	bool "new"
+	default OLD_NAME
+config OTHER
+	bool
+	default OLD_NAME
+)K";
+    CHECK(t.value(k, "CONFIG_OLD_NAME=y\n", "OLD_NAME") == "");
+    CHECK(t.value(k, "CONFIG_OLD_NAME=y\n", "NEW_NAME") == "y");
+    CHECK(t.value(k, "CONFIG_OLD_NAME=y\n", "OTHER") == "y");
+    CHECK(t.value(k, "", "NEW_NAME") == "n");
+    CHECK(t.value(k, "CONFIG_OLD_NAME=y\nCONFIG_NEW_NAME=n\n", "NEW_NAME") == "n");
+}
+
+TEST_CASE("kconfig: 5.10's `option defconfig_list` symbol is not written; `option modules` works") {
+    MiniTree t("5.10");
+    const std::string k = R"K(
+config DEFCONFIG_LIST
+	string
+	option defconfig_list
+	default "/lib/modules/$(shell,uname -r)/.config"
+config MODULES
+	bool "modules"
+	option modules
+config DRV
+	tristate "drv"
+	default m
+)K";
+    CHECK(t.value(k, "", "DEFCONFIG_LIST") == "");
+    CHECK(t.value(k, "CONFIG_MODULES=y\n", "DRV") == "m");
+    CHECK(t.value(k, "CONFIG_MODULES=n\n", "DRV") == "y");
+}
+
+TEST_CASE("kconfig: `expr` arithmetic in $(shell,...) is answered exactly, not assumed") {
+    MiniTree t("7.2");
+    const std::string k = R"K(
+major := $(shell,expr 120200 / 10000)
+config MAJOR
+	int
+	default $(major)
+config CLANG_LLVM
+	def_bool 0 = $(shell,expr 0 / 10000)
+config HUGE
+	string
+	default "$(shell,expr 9999999999999999999999 * 2)"
+)K";
+    CHECK(t.value(k, "", "MAJOR") == "12");
+    CHECK(t.value(k, "", "CLANG_LLVM") == "y");
+    CHECK(t.value(k, "", "HUGE") == ""); // not a number expr(1) can hold: assumed empty
+}
+
+TEST_CASE("kconfig: an $(error-if) that fires on an assumed probe warns instead of stopping") {
+    MiniTree t("5.10");
+    t.write("Kconfig", R"K(
+if-success = $(shell,{ $(1); } >/dev/null 2>&1 && echo "$(2)" || echo "$(3)")
+success = $(if-success,$(1),y,n)
+$(error-if,$(success,frobnicate-tool --probe),probe says stop)
+config A
+	def_bool y
+)K");
+    Diagnostics diags;
+    auto r = t.eval("", diags);
+    REQUIRE(r); // assumed: the unknown tool succeeds, error-if fires, evaluation goes on
+    CHECK(r->config.find("A")->value == "y");
+    bool warned = false;
+    for (const auto& d : diags.items())
+        warned |= d.severity == Severity::warning && d.message.find("probe says stop") == 0;
+    CHECK(warned);
+    // Run for real, the probe fails: no error either; and a literal y still stops.
+    Diagnostics shell_diags;
+    EvalOptions shell;
+    shell.run_shell = true;
+    CHECK(t.eval("", shell_diags, shell));
+}
+
+TEST_CASE("kconfig: an empty menu gets its '# end of' from 5.18 on, not in 5.10") {
+    const std::string k = R"K(
+menu "Empty"
+endmenu
+menu "Full"
+config A
+	bool "a"
+endmenu
+)K";
+    auto dotconfig = [&](const std::string& version) {
+        MiniTree t(version);
+        t.write("Kconfig", k);
+        Diagnostics diags;
+        auto r = t.eval("", diags);
+        REQUIRE(r);
+        return r->dotconfig;
+    };
+    std::string old = dotconfig("5.10"), now = dotconfig("6.1");
+    CHECK(old.find("# Empty\n#\n") != std::string::npos);
+    CHECK(old.find("# end of Empty") == std::string::npos);
+    CHECK(now.find("# end of Empty") != std::string::npos);
+    CHECK(old.find("# end of Full") != std::string::npos);
+    CHECK(now.find("# end of Full") != std::string::npos);
+}

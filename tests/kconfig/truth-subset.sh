@@ -34,8 +34,16 @@ tree61=$ksrc/linux-source-6.1
 /usr/bin/python3 "$repo/scripts/kconfig-truth" --tree "$tree61" --mode host --no-generated \
     --no-fragments --arch mips --only '^mips/loongson3_defconfig$' \
     --out "$work/truth" --build "$work/build"
+# 5.10 (LTS, `option ...`, gold-linker probe) and 7.2 (`depends on X if Y`, transitional symbols):
+# the walkthrough's defconfig + 16K fragment.
+for v in 5.10 7.2; do
+    [[ -f $ksrc/linux-source-$v/Makefile ]] || missing "no kernel tree at $ksrc/linux-source-$v"
+    /usr/bin/python3 "$repo/scripts/kconfig-truth" --tree "$ksrc/linux-source-$v" --mode host \
+        --no-generated --arch arm64 --only '^arm64/(defconfig|fragments/16k)$' \
+        --out "$work/truth" --build "$work/build"
+done
 n=$(find "$work/truth" -name '*.config' | wc -l)
-[[ $n -eq 6 ]] || { echo "error: expected 6 truth configs, got $n" >&2; exit 1; }
+[[ $n -eq 10 ]] || { echo "error: expected 10 truth configs, got $n" >&2; exit 1; }
 
 # The walkthrough's answers from the kernel's own .config (complete, so exact without evaluating
 # Kconfig): sdm845's 16 MiB fastrpc pool is the one error on 16K pages; rs90's reusable pool is
@@ -55,6 +63,24 @@ out=$(cd "$tree" && "$cli" check arch/mips/boot/dts/ingenic/rs90.dts \
 grep -q 'rs90.dts:24:.*compatible matching fail" and frees the memory.*\[cma-disabled\]' <<<"$out" ||
     fail "rs90: no lost-pool error: $out"
 echo "walkthrough answers from the kernel's .config: ok"
+
+# Inside the 5.10 and 7.2 trees with no flags: defconfig + 16K fragment evaluated by cmalign gives
+# exactly the findings that the .config written by the kernel's make gives.
+findings() { grep -E ': (error|warning|note): .*\[' | grep -v '\[kconfig-assumption\]' || true; }
+for v in 5.10 7.2; do
+    tree_v=$ksrc/linux-source-$v
+    rc_make=0 rc_ours=0
+    by_make=$(cd "$tree_v" && "$cli" check arch/arm64/boot/dts/qcom/sdm845-db845c.dts \
+        -c "$work/truth/$v/arm64/fragments/16k.config" 2>&1) || rc_make=$?
+    by_ours=$(cd "$tree_v" && "$cli" check arch/arm64/boot/dts/qcom/sdm845-db845c.dts \
+        -c arch/arm64/configs/defconfig -c "$repo/tests/data/kconfig-fragments/arm64/16k.config" 2>&1) ||
+        rc_ours=$?
+    [[ $rc_make -eq $rc_ours ]] || fail "$v sdm845-db845c: exit $rc_ours, with make's .config $rc_make"
+    [[ $rc_ours -le 1 ]] || fail "$v sdm845-db845c: input error: $by_ours"
+    [[ "$(findings <<<"$by_make")" == "$(findings <<<"$by_ours")" ]] ||
+        fail "$v sdm845-db845c: findings differ from make's .config:"$'\n'"$by_ours"$'\n'"---"$'\n'"$by_make"
+    echo "$v walkthrough inside the tree: same findings as make's .config (exit $rc_ours)"
+done
 
 # From here on the answers come from cmalign's own Kconfig evaluation.
 /usr/bin/python3 "$repo/scripts/kconfig-compare" --truth "$work/truth" --cmalign "$cli" --mode plain
