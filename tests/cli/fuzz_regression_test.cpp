@@ -98,11 +98,13 @@ std::string command_for(const std::string& target, const fs::path& file, const f
                shell_quoted(parts[1]);
     }
     if (target == "kconfig") {
-        // First byte: 6.1 (odd) or 6.12 semantics; then Kconfig, arch/x86/Kconfig,
-        // lib/Kconfig and a .config.
-        bool old_semantics = !input.empty() && (input[0] & 1) != 0;
+        // First byte: the version's semantics as fuzz/fuzz_kconfig.cpp picks them; then
+        // Kconfig, arch/x86/Kconfig, lib/Kconfig and a .config.
+        static constexpr const char* versions[][2] = {
+            {"6", "12"}, {"6", "1"}, {"7", "2"}, {"5", "10"}};
+        const auto* version = versions[input.empty() ? 0 : input[0] & 3];
         std::ofstream(work / "Makefile")
-            << "VERSION = 6\nPATCHLEVEL = " << (old_semantics ? "1" : "12") << "\nSUBLEVEL = 0\n";
+            << "VERSION = " << version[0] << "\nPATCHLEVEL = " << version[1] << "\nSUBLEVEL = 0\n";
         fs::create_directories(work / "arch/x86");
         auto parts = write_parts(input.empty() ? input : input.substr(1), work,
                                  {"Kconfig", "arch/x86/Kconfig", "lib/Kconfig", "fuzz.config"});
