@@ -74,10 +74,12 @@ TEST_CASE("fix --in-place refuses a read-only board with the reason") {
 TEST_CASE("fix -o and map -o refuse a read-only target the same way") {
     Scratch s;
     auto board = board_copy(s.path("board.dts"), 0644);
-    for (const auto& [command, target] :
-         {std::pair{std::string("fix '") + board + "'" + config + " -o ", s.path("fixed.dts")},
-          std::pair{std::string("map '") + board + "'" + config + " --format svg -o ",
-                    s.path("map.svg")}}) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"fix '" + board + "'" + config + " -o ", s.path("fixed.dts")},
+        {"map '" + board + "'" + config + " --format svg -o ", s.path("map.svg")}};
+    for (const auto& one : cases) { // (clang 14 cannot capture a structured binding)
+        const std::string& command = one.first;
+        const std::string& target = one.second;
         CAPTURE(command);
         std::ofstream(target) << "keep me\n";
         REQUIRE(::chmod(target.c_str(), 0444) == 0);
