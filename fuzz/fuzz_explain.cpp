@@ -23,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     request.config.limits.file_bytes = 1u << 20;
     request.tree.limits.expanded_bytes = 4u << 20;
     auto outcome = cmalign::run_explain(request);
-    (void)cmalign::explain_json(outcome).dump();
+    // As the CLI and run_json() write it: invalid UTF-8 from the log replaced, never a throw.
+    (void)cmalign::explain_json(outcome).dump(2, ' ', false,
+                                              nlohmann::json::error_handler_t::replace);
     if (outcome.errors.empty()) (void)cmalign::explain_text(outcome);
     return 0;
 }

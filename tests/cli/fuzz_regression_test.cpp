@@ -117,7 +117,8 @@ std::string command_for(const std::string& target, const fs::path& file, const f
         std::string board =
             parts.size() == 2 ? parts[1]
                               : std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/seed-board.dts";
-        return "explain --arch arm64 " + shell_quoted(parts[0]) + " " + shell_quoted(board);
+        return "explain --arch arm64 --format json " + shell_quoted(parts[0]) + " " +
+               shell_quoted(board);
     }
     return {};
 }
