@@ -1,13 +1,15 @@
 // Survey a directory of compiled boards (.dtb): which declare a CMA pool, and which pools the
-// kernel would reject for arm64 6.12 with 4K, 16K and 64K pages (defconfig: HugeTLB and THP on,
-// CMA, DMA_CMA, NUMA so CONFIG_CMA_AREAS = 20). The models are written out by hand from
-// kernel-facts.md §10 (values the compiler computed from the real headers), so this program does
-// not depend on the Kconfig evaluator.
+// kernel would reject with its defconfig (HugeTLB and THP on where the arch has them, CMA,
+// DMA_CMA) at each page size the arch offers. The models are written out by hand from values
+// the compiler computed from the real headers (tests/data/oracle, case ids below), so this
+// program does not depend on the Kconfig evaluator.
 //
-//   example_cma_survey DIR [--list]                 DIR: .dtb files (scripts/compile-dtbs.sh)
-//   example_cma_survey --dts KERNEL_TREE [--list] [--only FILE]
-//       the arm64 .dts boards of KERNEL_TREE through the built-in preprocessor and parser;
-//       --only FILE restricts to the boards listed in FILE (paths relative to arch/arm64/boot/dts)
+//   example_cma_survey DIR [--list] [--kernel K] [--arch A]      DIR: .dtb files
+//   example_cma_survey --dts KERNEL_TREE [--list] [--only FILE] [--kernel K] [--arch A]
+//       the .dts boards of KERNEL_TREE through the built-in preprocessor and parser;
+//       --only FILE restricts to the boards listed in FILE (paths relative to arch/A/boot/dts)
+//   K: 5.10, 6.1, 6.12 (default) or 7.2; A: arm64 (4K/16K/64K, default), arm (multi_v7, 4K),
+//   riscv (defconfig, 4K)
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -27,17 +29,37 @@ using namespace cmalign;
 
 namespace {
 
-kernel::Model arm64_612(std::uint64_t page_size, int page_shift, int max_order, int pageblock) {
+struct Variant {
+    const char* label;
+    int page_shift;
+    int max_page_order;
+    int pageblock_order;
+    std::uint64_t alignment; // CMA_MIN_ALIGNMENT_BYTES (≤ v5.18: PAGE_SIZE << max(MPO, pb))
+};
+
+// Oracle cases <K>-arm64-{4k,16k,64k}-default, <K>-arm-multi_v7-default, <K>-riscv-default.
+std::vector<Variant> variants(const std::string& kernel, const std::string& arch) {
+    const bool v510 = kernel == "5.10";
+    if (arch == "arm") return {{"4K", 12, 11, 11, 8u << 20}}; // SOC_AM33XX: max order 11
+    if (arch == "riscv") return {{"4K", 12, 10, 9, v510 ? 4u << 20 : 2u << 20}};
+    return {{"4K", 12, 10, 9, v510 ? 4u << 20 : 2u << 20},
+            {"16K", 14, 11, 11, 32u << 20},
+            {"64K", 16, 13, 13, 512u << 20}};
+}
+
+kernel::Model model_of(const std::string& kernel, const std::string& arch, const Variant& v) {
     kernel::Model m;
-    m.version = *KernelVersion::parse("6.12.117");
-    m.arch = kernel::Arch::arm64;
-    m.page_size = page_size;
-    m.page_shift = page_shift;
-    m.max_page_order = max_order;
-    m.pageblock_order = pageblock;
-    m.cma_min_alignment_bytes = page_size << pageblock;
-    m.hugetlb = m.thp = m.cma = m.dma_cma = true;
-    m.cma_areas = 20;
+    m.version = *KernelVersion::parse(kernel);
+    m.arch = *kernel::parse_arch(arch);
+    m.page_shift = v.page_shift;
+    m.page_size = std::uint64_t{1} << v.page_shift;
+    m.max_page_order = v.max_page_order;
+    m.pageblock_order = v.pageblock_order;
+    m.cma_min_alignment_bytes = v.alignment;
+    m.hugetlb = m.thp = arch != "arm";
+    m.cma = m.dma_cma = true;
+    m.cma_areas = arch == "arm64" ? 20 : 8;
+    m.phys_addr_64bit = arch != "arm";
     return m;
 }
 
@@ -54,13 +76,26 @@ struct BoardResult {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::fprintf(stderr, "usage: %s DIR [--list] | --dts KERNEL_TREE [--list] [--only FILE]\n",
+        std::fprintf(stderr,
+                     "usage: %s DIR [--list] | --dts KERNEL_TREE [--list] [--only FILE] "
+                     "[--kernel 5.10|6.1|6.12|7.2] [--arch arm64|arm|riscv]\n",
                      argv[0]);
         return 2;
     }
     bool list = std::find(args.begin(), args.end(), "--list") != args.end();
     bool dts = args[0] == "--dts" && args.size() > 1;
-    std::string root = dts ? args[1] + "/arch/arm64/boot/dts" : args[0];
+    auto option = [&](const char* name, const char* fallback) {
+        auto it = std::find(args.begin(), args.end(), name);
+        return it != args.end() && it + 1 != args.end() ? *(it + 1) : std::string(fallback);
+    };
+    const std::string kernel = option("--kernel", "6.12");
+    const std::string arch = option("--arch", "arm64");
+    if (!KernelVersion::parse(kernel) || !kernel::parse_arch(arch) ||
+        (arch != "arm64" && arch != "arm" && arch != "riscv")) {
+        std::fprintf(stderr, "--kernel takes 5.10, 6.1, 6.12 or 7.2; --arch arm64, arm or riscv\n");
+        return 2;
+    }
+    std::string root = dts ? args[1] + "/arch/" + arch + "/boot/dts" : args[0];
     std::set<std::string> only;
     if (auto it = std::find(args.begin(), args.end(), "--only");
         it != args.end() && it + 1 != args.end()) {
@@ -80,9 +115,11 @@ int main(int argc, char** argv) {
     dt::PreprocessOptions preprocess;
     if (dts) preprocess.kernel_tree = args[1];
 
-    const kernel::Model models[3] = {arm64_612(4096, 12, 10, 9), arm64_612(16384, 14, 11, 11),
-                                     arm64_612(65536, 16, 13, 13)};
-    const char* labels[3] = {"4K", "16K", "64K"};
+    const auto chosen = variants(kernel, arch);
+    const int nvariants = static_cast<int>(chosen.size());
+    std::vector<kernel::Model> models;
+    for (const auto& v : chosen)
+        models.push_back(model_of(kernel, arch, v));
 
     std::vector<BoardResult> results(files.size());
     std::atomic<std::size_t> next{0};
@@ -97,7 +134,7 @@ int main(int argc, char** argv) {
                 br.parse_error = true;
                 continue;
             }
-            for (int k = 0; k < 3; ++k) {
+            for (int k = 0; k < nvariants; ++k) {
                 auto result = checks::run(*tree, models[k], {});
                 for (const auto& r : result.reservations.regions)
                     if (r.kind == reserved::Kind::cma) br.has_pool[k] = true;
@@ -125,22 +162,23 @@ int main(int argc, char** argv) {
         parse_errors += br.parse_error;
     std::printf("%zu %s, %zu unreadable\n", files.size(), dts ? "DTS boards" : "DTBs",
                 parse_errors);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < nvariants; ++k) {
         std::size_t with_pool = 0, losing = 0;
         for (const auto& br : results) {
             with_pool += br.has_pool[k];
             losing += br.lost_pool[k];
         }
-        std::printf(
-            "arm64 6.12 %-3s pages (CMA alignment %llu KiB): %zu boards declare a CMA pool, "
-            "%zu would lose one\n",
-            labels[k], static_cast<unsigned long long>(*models[k].cma_min_alignment_bytes >> 10),
-            with_pool, losing);
+        std::printf("%s %s %-3s pages (CMA alignment %llu KiB): %zu boards declare a CMA pool, "
+                    "%zu would lose one\n",
+                    arch.c_str(), kernel.c_str(), chosen[k].label,
+                    static_cast<unsigned long long>(*models[k].cma_min_alignment_bytes >> 10),
+                    with_pool, losing);
         if (list)
             for (const auto& br : results)
                 if (br.lost_pool[k])
                     for (const auto& node : br.lost_names[k])
-                        std::printf("  %s: %s %s\n", labels[k], br.name.c_str(), node.c_str());
+                        std::printf("  %s: %s %s\n", chosen[k].label, br.name.c_str(),
+                                    node.c_str());
     }
     return 0;
 }

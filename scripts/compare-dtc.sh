@@ -17,8 +17,10 @@
 #                           bison, gcc) into a temporary directory and compare with them: dtc
 #                           accepts label-relative references &{label/path}, which the kernel
 #                           uses and dtc 1.6 rejects; fdtoverlay is the one Kbuild runs
-# The kernel tree is the one the tests were configured with (CMALIGN_KERNEL_SRC_DIR, default
-# /opt/cmalign/ksrc, tree linux-source-6.12). Use a Release build for meaningful timings.
+#   KTREE=linux-source-7.2  the tree under CMALIGN_KERNEL_SRC_DIR to compare (default
+#                           linux-source-6.12); with KERNEL_DTC=1 its own scripts/dtc is built
+# The kernel trees are under the directory the tests were configured with
+# (CMALIGN_KERNEL_SRC_DIR, default /opt/cmalign/ksrc). Use a Release build for meaningful timings.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -32,7 +34,7 @@ dtc=${DTC:-dtc}
 tmp=
 if [ "${KERNEL_DTC:-0}" = 1 ]; then
     ksrc=$(sed -n 's/^CMALIGN_KERNEL_SRC_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-    src=${ksrc:-/opt/cmalign/ksrc}/linux-source-6.12/scripts/dtc
+    src=${ksrc:-/opt/cmalign/ksrc}/${KTREE:-linux-source-6.12}/scripts/dtc
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     cp -r "$src/." "$tmp/"
@@ -44,13 +46,19 @@ if [ "${KERNEL_DTC:-0}" = 1 ]; then
             libfdt/fdt.c libfdt/fdt_ro.c libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c \
             libfdt/fdt_strerror.c libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c \
             libfdt/fdt_overlay.c &&
-        gcc -O2 -I. -Ilibfdt -o fdtoverlay fdtoverlay.c util.c libfdt/fdt.c libfdt/fdt_ro.c \
-            libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c libfdt/fdt_strerror.c \
-            libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c libfdt/fdt_overlay.c) >/dev/null
+        if [ -f fdtoverlay.c ]; then # not in 5.10's scripts/dtc
+            gcc -O2 -I. -Ilibfdt -o fdtoverlay fdtoverlay.c util.c libfdt/fdt.c libfdt/fdt_ro.c \
+                libfdt/fdt_wip.c libfdt/fdt_sw.c libfdt/fdt_rw.c libfdt/fdt_strerror.c \
+                libfdt/fdt_empty_tree.c libfdt/fdt_addresses.c libfdt/fdt_overlay.c
+        fi) >/dev/null
     dtc=$tmp/dtc
-    FDTOVERLAY=$tmp/fdtoverlay
+    if [ -x "$tmp/fdtoverlay" ]; then
+        FDTOVERLAY=$tmp/fdtoverlay
+    else
+        echo "compare-dtc: the tree has no scripts/dtc/fdtoverlay.c; using ${FDTOVERLAY:-fdtoverlay}"
+    fi
     echo "compare-dtc: using $("$dtc" --version)"
 fi
-CMALIGN_DTC_COMPARE=$arches CMALIGN_DTC_JOBS=${JOBS:-$(nproc)} CMALIGN_DTC_SOURCE=${SOURCE:-both} \
+CMALIGN_DTC_TREE=${KTREE:-linux-source-6.12} CMALIGN_DTC_COMPARE=$arches CMALIGN_DTC_JOBS=${JOBS:-$(nproc)} CMALIGN_DTC_SOURCE=${SOURCE:-both} \
     CMALIGN_DTC=$dtc CMALIGN_FDTOVERLAY=${FDTOVERLAY:-fdtoverlay} "$test_dt" \
     --test-case='dts vs dtc: every board*,overlays vs fdtoverlay: every composite*' --no-version

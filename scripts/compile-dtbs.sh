@@ -5,12 +5,14 @@
 #   scripts/compile-dtbs.sh KERNEL_TREE OUT_DIR [ARCH]      (ARCH defaults to arm64)
 #
 # OUT_DIR mirrors arch/ARCH/boot/dts; OUT_DIR/failed.txt lists boards that did not compile.
-# The kernel tree is only read.
+# The kernel tree is only read. DTC=/path/to/dtc compiles with another dtc (default: dtc on PATH).
 set -eu
 tree=${1:?usage: compile-dtbs.sh KERNEL_TREE OUT_DIR [ARCH]}
 out=${2:?usage: compile-dtbs.sh KERNEL_TREE OUT_DIR [ARCH]}
 arch=${3:-arm64}
 jobs=${JOBS:-$(nproc)}
+dtc=${DTC:-dtc} # e.g. the tree's own scripts/dtc/dtc
+export dtc
 tree=$(cd "$tree" && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -24,7 +26,7 @@ find . -name '*.dts' | sort | xargs -P "$jobs" -n 1 sh -c '
     tmp="$out/$dir/$base.dts.tmp"
     if cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp \
            -I "$tree/scripts/dtc/include-prefixes" -I "$dir" "$src" -o "$tmp" 2>/dev/null &&
-       dtc -I dts -O dtb -q -i "$dir" -o "$out/$dir/$base.dtb" "$tmp" 2>/dev/null; then
+       "$dtc" -I dts -O dtb -q -i "$dir" -o "$out/$dir/$base.dtb" "$tmp" 2>/dev/null; then
         rm -f "$tmp"
     else
         rm -f "$tmp" "$out/$dir/$base.dtb"

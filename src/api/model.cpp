@@ -68,7 +68,9 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
                                    "in it; not given on the command line)",
                                    version.str(), *found));
     }
-    if (version < kernel::oldest_modelled_version() || version > kernel::newest_modelled_version())
+    // The tables key on major.minor: 7.2.13 is inside a range that ends at 7.2.
+    const KernelVersion release{version.major, version.minor, 0, false};
+    if (release < kernel::oldest_modelled_version() || release > kernel::newest_modelled_version())
         diags.warning({}, fmt::format("kernel {} is outside the modelled range {}–{}; using the "
                                       "nearest rules",
                                       version.str(), kernel::oldest_modelled_version().str(),

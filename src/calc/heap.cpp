@@ -29,9 +29,17 @@ std::optional<HeapPlan> compute_heap(const HeapInput& in, std::string& error) {
     plan.page_size = in.page_size;
     plan.requested = in.size;
     plan.total_bytes = len;
-    plan.orders = {8, 4, 0};
-    plan.sources = {orders_rule.source, gfp_rule.source};
-    plan.notes.push_back(gfp_rule.rule);
+    // ≤ v5.10 the system heap allocates page by page (heap_orders variant 1).
+    const bool order0_only = orders_rule.variant == 1;
+    if (order0_only) {
+        plan.orders = {0};
+        plan.sources = {orders_rule.source};
+        plan.notes.push_back(orders_rule.rule);
+    } else {
+        plan.orders = {8, 4, 0};
+        plan.sources = {orders_rule.source, gfp_rule.source};
+        plan.notes.push_back(gfp_rule.rule);
+    }
     for (int order : plan.orders) {
         HeapChunk c;
         c.order = order;

@@ -184,6 +184,11 @@ private:
                 out_.thp_raised = true;
             }
             setup_wmarks(kb, boot_watermark_scale_factor);
+        } else if (rules::find(rules::Topic::thp_min_free_kbytes, in_.version).variant == 1) {
+            // ≤ v5.15: "never" stops khugepaged without touching min_free_kbytes.
+            step("min_free_kbytes (THP never)", kb,
+                 "khugepaged never starts: the postcore value stays",
+                 rules::find(rules::Topic::thp_min_free_kbytes, in_.version).source);
         } else {
             // THP built but "never": start_stop_khugepaged() still calls
             // set_recommended_min_free_kbytes(), which recomputes the sqrt rule, now with the
@@ -246,7 +251,19 @@ private:
             std::uint64_t by_fraction =
                 fraction > 0 ? z.managed_pages / static_cast<std::uint64_t>(fraction) : 0;
             std::uint64_t by_low = z.watermarks.low; // low_wmark_pages(): boost is 0 here
-            if (fraction > 0) {
+            if (high_rule.variant == 2) {
+                // ≤ v5.13 (5.10.223 pageset_set_batch(), pageset_set_high()): no per-CPU
+                // split; the fraction sysctl (then vm.percpu_pagelist_fraction) sets high and
+                // derives batch from it.
+                if (fraction > 0) {
+                    std::uint64_t quarter = by_fraction / 4;
+                    std::uint64_t cap = static_cast<std::uint64_t>(in_.page_shift) * 8;
+                    z.batch = static_cast<int>(std::min(std::max<std::uint64_t>(1, quarter), cap));
+                    z.high_min = z.high_max = by_fraction;
+                } else {
+                    z.high_min = z.high_max = 6 * static_cast<std::uint64_t>(z.batch);
+                }
+            } else if (fraction > 0) {
                 z.high_min = z.high_max = zone_highsize(by_fraction, n, z.batch);
             } else if (out_.high_autotuned) {
                 z.high_min = zone_highsize(by_low, n, z.batch);

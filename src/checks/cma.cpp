@@ -6,6 +6,7 @@
 
 #include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
+#include "cmalign/kernel/reserved_mem.hpp"
 #include "internal.hpp"
 
 namespace cmalign::checks::entries {
@@ -125,6 +126,8 @@ extern const CheckInfo cma_size_alignment{
 // and give the memory back (memblock_phys_free). With no handler at all (-ENOENT) the memory stays
 // reserved but rmem->ops stays NULL, so of_reserved_mem_device_init() fails with -EINVAL for every
 // device that names the region. Either way the pool is lost: an error (issue 7, item 6).
+// From v7.1 rmem_dma_setup() declines `reusable` with -ENODEV like a missing handler, so the
+// memory stays reserved in both cases (7.2.13 kernel/dma/coherent.c).
 
 void check_cma_disabled(const Context& ctx, Findings& out) {
     const auto& m = ctx.model;
@@ -141,7 +144,11 @@ void check_cma_disabled(const Context& ctx, Findings& out) {
                            "unusable: of_reserved_mem_device_init() fails with -EINVAL for the "
                            "devices that use it";
         std::string outcome;
-        if (!m.dma_declare_coherent)
+        if (kernel::reserved_mem_rules(m.version).declined_is_enodev)
+            outcome = "rmem_dma_setup() (kernel/dma/coherent.c) declines `reusable` with -ENODEV "
+                      "as if there were no handler, so without a message " +
+                      kept;
+        else if (!m.dma_declare_coherent)
             outcome =
                 fmt::format("with CONFIG_DMA_DECLARE_COHERENT=y {}; without it {}", freed, kept);
         else if (*m.dma_declare_coherent)

@@ -89,15 +89,24 @@ void check_cmdline_cma(const Context& ctx, Findings& out) {
     if (m.cma && m.dma_cma) {
         for (const auto& r : rs.regions) {
             if (r.kind != Kind::cma || !r.cma_default) continue;
+            const auto& rules = kernel::reserved_mem_rules(m.version);
             std::string words =
-                kernel::reserved_mem_rules(m.version).addr_size_helpers
-                    ? fmt::format("{} prints \"OF: reserved mem: Skipping dt linux,cma-default for "
+                rules.declined_is_enodev
+                    // ≥ v7.1: rmem_cma_validate() (kernel/dma/contiguous.c, pr_fmt "") refuses
+                    // the node before it is reserved, so the memory stays with Linux.
+                    ? fmt::format("{} prints \"Skipping dt linux,cma-default node in favor for "
                                   "\\\"cma=\\\" kernel param.\" and does not reserve it",
                                   kernel_name(m))
-                    : fmt::format("{} prints \"Reserved memory: bypass {} node, using cmdline CMA "
-                                  "params instead\" and \"OF: reserved mem: node {} compatible "
-                                  "matching fail\", then frees the region",
-                                  kernel_name(m), r.name, r.name);
+                    : rules.addr_size_helpers
+                          ? fmt::format(
+                                "{} prints \"OF: reserved mem: Skipping dt linux,cma-default for "
+                                "\\\"cma=\\\" kernel param.\" and does not reserve it",
+                                kernel_name(m))
+                          : fmt::format(
+                                "{} prints \"Reserved memory: bypass {} node, using cmdline CMA "
+                                "params instead\" and \"OF: reserved mem: node {} compatible "
+                                "matching fail\", then frees the region",
+                                kernel_name(m), r.name, r.name);
             out.add(Severity::warning, r.where, r.path,
                     fmt::format("cma={} on the command line overrides the linux,cma-default pool "
                                 "{}: {}",

@@ -121,6 +121,18 @@ void check_property_length(const Context& ctx, Findings& out) {
                                 r.reg.size(), kernel_name(m), r.name,
                                 pool ? " and no pool is created" : ""));
         }
+        // ≥ v7.2 [likely]: __reserved_mem_reserve_reg() reserves only the first tuple and says
+        // so (7.2.13 drivers/of/of_reserved_mem.c); the other ranges go to the page allocator.
+        if (r.extra_tuples_unreserved && !r.disabled) {
+            out.add(Severity::error, r.reg_refs.size() > 2 ? r.reg_refs[2].where : r.where, r.path,
+                    fmt::format("`reg` has {} (address, size) tuples: {} prints \"{}Reserved "
+                                "memory: node '{}' has {} <base size> entries, only the first is "
+                                "used\" and reserves only the first, so the other {} range(s) are "
+                                "given to the page allocator",
+                                r.reg.size(), kernel_name(m), parse_prefix(m), r.name, r.reg.size(),
+                                r.reg.size() - 1));
+            continue;
+        }
         // 6.12.117: only the first reg tuple becomes the rmem region (pools use only it).
         if (active(r) && r.reg.size() > 1 && r.kind != Kind::static_) {
             std::string words =

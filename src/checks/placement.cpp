@@ -15,13 +15,26 @@ namespace cmalign::checks::entries {
 using reserved::Kind;
 using reserved::Region;
 
-// reusable-no-map: rmem_cma_setup() refuses no-map (silently), rmem_dma_setup() refuses reusable
-// (silently) → __reserved_mem_init_node() fails → "compatible matching fail", nomap cleared.
+// reusable-no-map: rmem_cma_setup() refuses no-map, rmem_dma_setup() refuses reusable, both
+// silently. Until v7.0 they return -EINVAL → __reserved_mem_init_node() fails → "compatible
+// matching fail" and the memory is given back (nomap cleared). From v7.1 they return -ENODEV,
+// which of_reserved_mem.c treats as "no handler": the region stays reserved no-map, no pool.
 
 void check_reusable_no_map(const Context& ctx, Findings& out) {
+    const auto& rules = kernel::reserved_mem_rules(ctx.model.version);
     for (const auto& r : ctx.reservations.regions) {
         if (!r.reusable || !r.no_map || r.disabled || !r.accepted_by_parser) continue;
-        if (r.shared_dma_pool)
+        if (r.shared_dma_pool && rules.declined_is_enodev)
+            out.add(Severity::error, r.where, r.path,
+                    fmt::format("shared-dma-pool with both `reusable` and `no-map`: in {} CMA "
+                                "(no-map) and the coherent allocator (reusable) both decline it "
+                                "with -ENODEV, which the kernel treats as \"no driver\": no "
+                                "error, only \"OF: reserved mem: 0x…..0x… (… KiB) nomap reusable "
+                                "{}\", and the region stays reserved as no-map: the memory is "
+                                "lost to Linux and there is no pool (a device using it gets "
+                                "-EINVAL from of_reserved_mem_device_init())",
+                                kernel_name(ctx.model), r.name));
+        else if (r.shared_dma_pool)
             out.add(Severity::error, r.where, r.path,
                     fmt::format("shared-dma-pool with both `reusable` and `no-map`: CMA refuses "
                                 "no-map and the coherent allocator refuses reusable, so the kernel "

@@ -168,6 +168,7 @@ reserved::ReadOptions read_options(const kernel::Model& model,
     out.cma_enabled = model.cma;
     out.dma_cma_enabled = model.dma_cma;
     out.addr_size_helpers = kernel::reserved_mem_rules(model.version).addr_size_helpers;
+    out.first_reg_tuple_only = kernel::reserved_mem_rules(model.version).first_reg_tuple_only;
     return out;
 }
 

@@ -30,6 +30,11 @@ std::string place(const Location& where) {
 
 std::string source_text(const char* file, const VersionRange& versions, const char* note) {
     std::string s = fmt::format("{} ({}", file, versions.str());
+    std::string read;
+    for (const auto& tree : read_trees())
+        if (versions.contains(tree))
+            read += fmt::format("{}{}", read.empty() ? "" : ", ", tree.str());
+    if (!read.empty()) s += fmt::format("; read in {}", read);
     if (note && *note) s += fmt::format("; {}", note);
     return s + ")";
 }
@@ -143,12 +148,14 @@ bool Deriver::resolve_version() {
         assume(fmt::format("kernel version not given: using the newest modelled, {}", v->str()));
     }
     m_.version = *v;
-    if (*v < oldest_modelled_version()) {
+    // The tables key on major.minor: 7.2.13 has the rules of 7.2.
+    const KernelVersion release{v->major, v->minor, 0, false};
+    if (release < oldest_modelled_version()) {
         error({}, fmt::format("kernel {} is older than the oldest modelled version ({})", v->str(),
                               oldest_modelled_version().str()));
         return false;
     }
-    if (newest_modelled_version() < *v) {
+    if (newest_modelled_version() < release) {
         auto newest = newest_modelled_version();
         warn({}, fmt::format("kernel {} is newer than the newest modelled version ({}): its rules "
                              "are assumed unchanged",

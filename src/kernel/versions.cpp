@@ -1,6 +1,7 @@
 #include "cmalign/kernel/versions.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <set>
 #include <span>
@@ -13,11 +14,19 @@
 
 namespace cmalign::kernel {
 
+// The newest release whose tree was read (Debian sid linux-source-7.2, 7.2.13).
 KernelVersion newest_modelled_version() {
-    return KernelVersion{7, 0, 0, false};
+    return KernelVersion{7, 2, 0, false};
 }
 KernelVersion oldest_modelled_version() {
     return KernelVersion{4, 19, 0, false};
+}
+
+std::span<const KernelVersion> read_trees() {
+    static const std::array<KernelVersion, 4> trees = {
+        KernelVersion{5, 10, 223, true}, KernelVersion{6, 1, 192, true},
+        KernelVersion{6, 12, 117, true}, KernelVersion{7, 2, 13, true}};
+    return trees;
 }
 
 namespace {
@@ -113,7 +122,8 @@ std::vector<KernelVersion> rule_boundaries(Arch arch) {
     // Releases where the reserved-memory code the checks follow changed (reserved_mem.cpp):
     // v6.12 moved static regions from drivers/of/fdt.c into of_reserved_mem.c and initialises
     // each node as it is saved; v6.19 [likely] reads reg/alloc-ranges through
-    // of_flat_dt_get_addr_size_prop().
+    // of_flat_dt_get_addr_size_prop(); v7.1 [likely] declines with -ENODEV (a reusable no-map
+    // pool stays reserved); v7.2 [likely] reserves only the first reg tuple.
     add_firsts(reserved_mem_rows(), firsts);
     std::vector<KernelVersion> out;
     for (const auto& f : firsts)

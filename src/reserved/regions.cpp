@@ -409,7 +409,9 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
                 region.base_ref = region.reg_refs[0];
                 region.size_ref = region.reg_refs[1];
                 if (*region.size == 0) region.accepted_by_parser = false; // "if (size)" skips it
-                if (options.addr_size_helpers && region.reg.size() > 1) {
+                if (options.first_reg_tuple_only && region.reg.size() > 1) {
+                    region.extra_tuples_unreserved = true;
+                } else if (options.addr_size_helpers && region.reg.size() > 1) {
                     region.multi_tuple_dropped = true;
                     region.accepted_by_parser = false;
                 }

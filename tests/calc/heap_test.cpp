@@ -139,3 +139,18 @@ TEST_CASE("a zero size is refused as the ioctl refuses it") {
     in.size = ~std::uint64_t{0}; // PAGE_ALIGN wraps
     CHECK_FALSE(compute_heap(in, error));
 }
+
+TEST_CASE("v5.10: the system heap allocates order-0 pages only") {
+    // 5.10.223 drivers/dma-buf/heaps/system_heap.c: alloc_page(GFP_KERNEL | __GFP_ZERO) per page.
+    // 10 MiB on 4K pages: 2560 order-0 pages, one scatterlist entry each.
+    auto p = plan(10 * MiB, 4096, 5, 10);
+    REQUIRE(p.chunks.size() == 1);
+    CHECK(p.chunks[0].order == 0);
+    CHECK(count(p, 0) == 2560);
+    CHECK(p.sg_entries == 2560);
+    CHECK(reclaim(p, 0));
+    // v5.11 brought orders {8, 4, 0}: ten order-8 chunks.
+    auto q = plan(10 * MiB, 4096, 5, 11);
+    CHECK(count(q, 8) == 10);
+    CHECK(q.sg_entries == 10);
+}

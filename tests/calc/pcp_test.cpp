@@ -204,6 +204,18 @@ TEST_CASE("THP never: khugepaged recomputes the sqrt rule with the high watermar
     CHECK(zone(r, ZoneType::normal).watermarks.high == 1544);
 }
 
+TEST_CASE("THP never on 5.10: min_free_kbytes keeps its postcore value") {
+    // 5.10.223 start_stop_khugepaged(): set_recommended_min_free_kbytes() only when khugepaged
+    // runs, so "never" leaves the boot value: int_sqrt(262144 * 4 * 16) = 4096.
+    auto in = input(v(5, 10), 12, 9, ThpMode::never,
+                    {{ZoneType::normal, 262144}, {ZoneType::movable, 0}});
+    auto r = compute_pcp(in);
+    CHECK(r.min_free_kbytes_sqrt == 4096);
+    CHECK(r.min_free_kbytes == 4096);
+    // pages_min = 4096 >> 2 = 1024 (6.12 recomputes 4083 → 1020, the test above).
+    CHECK(zone(r, ZoneType::normal).watermarks.min == 1024);
+}
+
 TEST_CASE("THP below 512 MiB of RAM: hugepage_init() switches THP off") {
     // 256 MiB = 65536 pages < 131072: no raise. sqrt: 65536 * 4 * 16 = 4194304 → 2048.
     auto in = input(v(6, 12), 12, 9, ThpMode::always, {{ZoneType::normal, 65536}});
@@ -335,4 +347,33 @@ TEST_CASE("highmem/movable min watermark: clamp(managed / 1024, 32, 128) on both
     CHECK(min_of(65536) == 64);          // inside the clamp
     CHECK(min_of(131072) == 128);        // 128
     CHECK(min_of(131073 + 1023) == 128); // 129 → 128
+}
+
+TEST_CASE("v5.10: pcp->high is 6 * batch, or managed / percpu_pagelist_fraction") {
+    // 5.10.223 mm/page_alloc.c pageset_set_batch(): high = 6 * batch, whatever the CPU count.
+    // 1 GiB Normal on 4K pages: 262144 managed → batch 63 (the 1 MiB cap), high 6 * 63 = 378.
+    auto in = input(v(5, 10), 12, 9, ThpMode::not_built, {{ZoneType::normal, 262144}}, 4);
+    auto r = compute_pcp(in);
+    const auto& z = zone(r, ZoneType::normal);
+    CHECK(z.batch == 63);
+    CHECK(z.high_min == 378);
+    CHECK(z.high_max == 378);
+    CHECK_FALSE(r.high_autotuned);
+    // pageset_set_high(): fraction 8 → high 262144 / 8 = 32768, batch = high / 4 = 8192 capped
+    // at PAGE_SHIFT * 8 = 96.
+    in.sysctls.percpu_pagelist_high_fraction = 8;
+    auto f = compute_pcp(in);
+    CHECK(zone(f, ZoneType::normal).high_min == 32768);
+    CHECK(zone(f, ZoneType::normal).batch == 96);
+    // A small zone: 4096 pages / 8 = 512 → batch 128 would pass the cap too; 1024 pages / 8 =
+    // 128 → batch 32 (under the cap).
+    auto small = input(v(5, 10), 12, 9, ThpMode::not_built, {{ZoneType::normal, 1024}}, 4);
+    small.sysctls.percpu_pagelist_high_fraction = 8;
+    auto s = compute_pcp(small);
+    CHECK(zone(s, ZoneType::normal).high_min == 128);
+    CHECK(zone(s, ZoneType::normal).batch == 32);
+    // From v5.14 zone_highsize() splits the low watermark over the CPUs instead (6.1 rule).
+    auto newer =
+        compute_pcp(input(v(6, 1), 12, 9, ThpMode::not_built, {{ZoneType::normal, 262144}}, 4));
+    CHECK(zone(newer, ZoneType::normal).high_min != 378);
 }

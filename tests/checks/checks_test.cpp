@@ -175,6 +175,78 @@ TEST_CASE("reusable-no-map") {
     CHECK(g[0].severity == Severity::note);
 }
 
+TEST_CASE("reusable-no-map from v7.1: both handlers decline with -ENODEV, the region stays") {
+    auto both = cma_pool("both", 32u << 20);
+    both.properties.push_back(flag("no-map"));
+    auto at = [&](const char* version) {
+        auto m = arm64_612();
+        m.version = *KernelVersion::parse(version);
+        auto f = findings(check_tree(board({both}), m), "reusable-no-map");
+        REQUIRE(f.size() == 1);
+        CHECK(f[0].severity == Severity::error);
+        return f[0].message;
+    };
+    // 5.10.223 … 7.0: -EINVAL from rmem_cma_setup() and rmem_dma_setup(): memory given back.
+    for (const char* old : {"5.10", "6.1", "6.12", "7.0"}) {
+        CAPTURE(old);
+        auto message = at(old);
+        CHECK(contains(message, "node both compatible matching fail"));
+        CHECK(contains(message, "gives the memory back"));
+        CHECK_FALSE(contains(message, "-ENODEV"));
+    }
+    // 7.1, 7.2 (7.2.13 kernel/dma/contiguous.c __rmem_cma_verify_node(), coherent.c): -ENODEV
+    // is "no handler": no error message, the region stays reserved as no-map.
+    for (const char* now : {"7.1", "7.2", "7.2.13"}) {
+        CAPTURE(now);
+        auto message = at(now);
+        CHECK(contains(message, "-ENODEV"));
+        CHECK(contains(message, "nomap reusable both"));
+        CHECK(contains(message, "stays reserved as no-map"));
+        CHECK_FALSE(contains(message, "compatible matching fail"));
+        CHECK_FALSE(contains(message, "gives the memory back"));
+    }
+}
+
+TEST_CASE("cma-disabled from v7.1: rmem_dma_setup() declines reusable, the memory stays reserved") {
+    auto m = arm64_612();
+    m.dma_cma = false;
+    m.dma_declare_coherent = true;
+    m.version = *KernelVersion::parse("7.2");
+    auto f = findings(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "-ENODEV"));
+    CHECK(contains(f[0].message, "stays reserved"));
+    CHECK_FALSE(contains(f[0].message, "compatible matching fail"));
+    m.version = *KernelVersion::parse("7.0");
+    auto old = findings(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
+    REQUIRE(old.size() == 1);
+    CHECK(contains(old[0].message, "frees the memory"));
+}
+
+TEST_CASE("a multi-tuple reg from v7.2: only the first tuple is reserved, the node is kept") {
+    auto multi = node("fw@42000000",
+                      {cells("reg", {0, 0x42000000, 0, 0x200000, 0, 0x46000000, 0, 0x200000})});
+    auto m = arm64_612();
+    m.version = *KernelVersion::parse("7.2");
+    auto r = check_tree(board({multi}), m);
+    REQUIRE(r.reservations.regions.size() == 1);
+    const auto& region = r.reservations.regions.at(0);
+    CHECK(region.accepted_by_parser);
+    CHECK_FALSE(region.multi_tuple_dropped);
+    CHECK(region.extra_tuples_unreserved);
+    auto f = findings(r, "property-length");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "OF: reserved mem: Reserved memory: node 'fw@42000000' has 2 "
+                                 "<base size> entries, only the first is used"));
+    // 7.0: every tuple is reserved but the node is dropped (of_flat_dt_get_addr_size()).
+    m.version = *KernelVersion::parse("7.0");
+    auto old = check_tree(board({multi}), m);
+    CHECK(old.reservations.regions.at(0).multi_tuple_dropped);
+    CHECK_FALSE(old.reservations.regions.at(0).extra_tuples_unreserved);
+}
+
 TEST_CASE("coherent-no-map: arm needs no-map on a coherent pool") {
     auto pool = node("dma@50000000", {str("compatible", {"shared-dma-pool"}),
                                       cells("reg", {0x50000000, 0x100000})});
@@ -351,6 +423,13 @@ TEST_CASE("cmdline-cma") {
         m619.version = *KernelVersion::parse("6.19");
         CHECK(contains(findings(check_tree(t, m619, o), "cmdline-cma").at(0).message,
                        "Skipping dt linux,cma-default"));
+        // v7.1: rmem_cma_validate() refuses the node before it is reserved (7.2.13 contiguous.c).
+        auto m72 = m4k;
+        m72.version = *KernelVersion::parse("7.2");
+        auto skipped = findings(check_tree(t, m72, o), "cmdline-cma").at(0).message;
+        CHECK(contains(skipped, "\"Skipping dt linux,cma-default node in favor for \\\"cma=\\\" "
+                                "kernel param.\""));
+        CHECK_FALSE(contains(skipped, "OF: reserved mem: Skipping"));
         CHECK(findings(check_tree(t, m4k), "cmdline-cma").empty());
     }
     SUBCASE("bare cma and zero") {

@@ -47,7 +47,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kernel_root = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
+// The tree the whole-tree comparison reads: linux-source-6.12, or CMALIGN_DTC_TREE (a tree name
+// under CMALIGN_KERNEL_SRC_DIR, e.g. linux-source-7.2) from scripts/compare-dtc.sh.
+std::string compared_tree() {
+    const char* name = std::getenv("CMALIGN_DTC_TREE");
+    return std::string(CMALIGN_KERNEL_SRC_DIR) + "/" +
+           (name && *name ? std::string(name) : std::string("linux-source-6.12"));
+}
+const std::string kernel_root = compared_tree();
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

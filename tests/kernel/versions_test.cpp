@@ -392,3 +392,37 @@ TEST_CASE("arm64 v6.3 only: ARCH_FORCE_MAX_ORDER has a prompt and ranges") {
     CHECK(c->max_page_order == 10);
     CHECK(d_out.count(Severity::warning) == 1);
 }
+
+TEST_CASE("v7.2 is the newest modelled release: no 'newer than modelled' warning") {
+    // 7.2.13 include/linux/pageblock-flags.h: THP on, HugeTLB on, 4K pages: pageblock_order =
+    // min(HUGETLB_PAGE_ORDER 9, PAGE_BLOCK_MAX_ORDER 10) = 9 → 4K << 9 = 2 MiB.
+    Diagnostics d;
+    auto m = calc("arm64", "7.2.13",
+                  {{"ARM64_4K_PAGES", "y"}, {"HUGETLBFS", "y"}, {"TRANSPARENT_HUGEPAGE", "y"}}, &d);
+    REQUIRE(m);
+    CHECK(m->cma_min_alignment_bytes == 2 * MiB);
+    for (const auto& item : d.items())
+        CHECK_MESSAGE(item.message.find("newer than") == std::string::npos, item.message);
+    // 7.3 is past the tables: said so, with the 7.2 rules.
+    Diagnostics later;
+    REQUIRE(calc("arm64", "7.3", {{"ARM64_4K_PAGES", "y"}}, &later));
+    bool warned = false;
+    for (const auto& item : later.items())
+        warned = warned || item.message.find("newer than the newest modelled version (7.2)") !=
+                               std::string::npos;
+    CHECK(warned);
+}
+
+TEST_CASE("v5.10: rows read in the 5.10.223 tree name it") {
+    // 5.10.223 arch/arm64/Kconfig: FORCE_MAX_ZONEORDER "12" if 16K && THP; 16K, THP on:
+    // MAX_ORDER 12 → MPO 11; HugeTLB order 25 - 14 = 11; alignment 16K << max(11, 11) = 32 MiB.
+    auto m = calc("arm64", "5.10.223",
+                  {{"ARM64_16K_PAGES", "y"}, {"HUGETLBFS", "y"}, {"TRANSPARENT_HUGEPAGE", "y"}});
+    REQUIRE(m);
+    CHECK(m->max_page_order == 11);
+    CHECK(m->cma_min_alignment_bytes == 32 * MiB);
+    bool named = false;
+    for (const auto& s : m->derivation)
+        named = named || s.source.find("read in 5.10.223") != std::string::npos;
+    CHECK(named);
+}

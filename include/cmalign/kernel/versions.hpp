@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +25,13 @@ KernelVersion newest_modelled_version();
 // The oldest kernel the tables cover.
 KernelVersion oldest_modelled_version();
 
+// The kernel trees the rule tables were checked against, line by line (Debian's
+// linux-source-5.10, -6.1, -6.12 and -7.2): a row whose range holds one of them names it as the
+// tree it was read in.
+std::span<const KernelVersion> read_trees();
+
 // Every release (major.minor) from oldest_modelled_version() to newest_modelled_version(),
-// oldest first: v5.10 … v5.19, v6.0 … v6.19, v7.0.
+// oldest first: v4.19, v4.20, v5.0 … v5.19, v6.0 … v6.19, v7.0 … v7.2.
 std::vector<KernelVersion> modelled_versions();
 
 // Releases where a rule of `arch` changes (the first version of a table row that differs from

@@ -92,6 +92,7 @@ struct Region {
     bool accepted_by_parser = true;
     std::vector<LengthProblem> length_problems;
     bool multi_tuple_dropped = false; // addr_size_helpers: reg has several tuples, no region kept
+    bool extra_tuples_unreserved = false; // first_reg_tuple_only: tuples after the first are free
     std::vector<ValueRef> overflowed_values; // values with > 2 cells whose high bits are lost
 };
 
@@ -139,6 +140,9 @@ struct ReadOptions {
     // alloc-ranges whose length is not a multiple of the tuple counts as absent, silently, and
     // only nodes whose reg has exactly one tuple become regions.
     bool addr_size_helpers = false;
+    // ≥ v7.2 [likely] ("only support one <base size> entry in reg property"): a reg with several
+    // tuples keeps the node with its first tuple; only that tuple is reserved.
+    bool first_reg_tuple_only = false;
 };
 
 struct Reservations {

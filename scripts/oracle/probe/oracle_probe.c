@@ -45,8 +45,16 @@ void cmalign_oracle_probe(void)
 #endif
 	ORACLE_EMIT("pageblock_order", pageblock_order);
 	ORACLE_EMIT("pageblock_nr_pages", pageblock_nr_pages);
+#ifdef CMA_MIN_ALIGNMENT_BYTES /* >= v5.17 (include/linux/cma.h) */
 	ORACLE_EMIT("CMA_MIN_ALIGNMENT_PAGES", CMA_MIN_ALIGNMENT_PAGES);
 	ORACLE_EMIT("CMA_MIN_ALIGNMENT_BYTES", CMA_MIN_ALIGNMENT_BYTES);
+#else
+	/*
+	 * <= v5.16 has no macro: rmem_cma_setup() (kernel/dma/contiguous.c) and cma_init_reserved_mem()
+	 * (mm/cma.c) of v5.10 both write the expression out; compile that same expression.
+	 */
+	ORACLE_EMIT("CMA_ALIGNMENT_INLINE", PAGE_SIZE << max_t(unsigned long, MAX_ORDER - 1, pageblock_order));
+#endif
 #ifdef MAX_CMA_AREAS
 	ORACLE_EMIT("MAX_CMA_AREAS", MAX_CMA_AREAS);
 #endif

@@ -21,6 +21,17 @@ struct ReservedMemRules {
     // absent, only single-tuple nodes are recorded, and a linux,cma-default pool is skipped
     // ("Skipping dt linux,cma-default for \"cma=\" kernel param.") when cma= is given.
     bool addr_size_helpers;
+    // v7.1 ("of: reserved_mem: use -ENODEV instead of -ENOENT" and the ops-based handlers): a
+    // handler that does not take a node returns -ENODEV, which fdt_init_reserved_mem_node()
+    // treats like "no handler": no "compatible matching fail", the region stays reserved (a
+    // no-map one stays outside the linear map) and is listed as "… nomap reusable <name>".
+    // The cma= override of a linux,cma-default pool moves to rmem_cma_validate(): the node is
+    // then never reserved.
+    bool declined_is_enodev;
+    // v7.2 ("of: reserved_mem: only support one <base size> entry in reg property"): a reg with
+    // several tuples warns, reserves only the first tuple and keeps the node (the others stay
+    // with the page allocator).
+    bool first_reg_tuple_only;
     const char* source;
 };
 
