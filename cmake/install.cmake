@@ -26,9 +26,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalignConfig.cmake
 # on every link line; a shared one only when linking statically.
 if(BUILD_SHARED_LIBS)
     set(CMALIGN_PC_LIBS "-lcmalign")
-    set(CMALIGN_PC_LIBS_PRIVATE "-lfmt -lfdt -lz -lstdc++ -lm -pthread")
+    set(CMALIGN_PC_LIBS_PRIVATE "-lfmt -lfdt -lz -llzma -lzstd -lstdc++ -lm -pthread")
 else()
-    set(CMALIGN_PC_LIBS "-lcmalign -lfmt -lfdt -lz -lstdc++ -lm -pthread")
+    set(CMALIGN_PC_LIBS "-lcmalign -lfmt -lfdt -lz -llzma -lzstd -lstdc++ -lm -pthread")
     set(CMALIGN_PC_LIBS_PRIVATE "")
 endif()
 file(RELATIVE_PATH CMALIGN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)

@@ -24,6 +24,10 @@ std::pair<std::optional<std::string>, std::optional<std::string>> run(const std:
         return {cmalign::run_json_text(command, request), std::nullopt};
     } catch (const cmalign::Error& e) {
         return {std::nullopt, std::string(e.what())};
+    } catch (const std::exception& e) { // a bug: cmalign.Error naming the input, never a crash
+        return {std::nullopt, cmalign::internal_error_message(e.what(), command + " " + request)};
+    } catch (...) {
+        return {std::nullopt, cmalign::internal_error_message("", command + " " + request)};
     }
 }
 

@@ -49,6 +49,7 @@ struct PcpOutcome {
     std::string memory_source; // "--memory", "--zone", "--zoneinfo FILE"
     std::optional<calc::Zoneinfo> zoneinfo;
     std::vector<calc::Difference> differences;
+    std::vector<std::string> not_compared; // what the zoneinfo comparison could not check
     std::vector<SysctlValue> sysctls;
     std::optional<std::string> bootargs;
     std::optional<reserved::BootParams> boot;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/core/text_file.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
@@ -44,14 +45,6 @@ ExitCode ExplainOutcome::exit_code() const {
 namespace {
 
 using bootlog::Event;
-
-std::optional<std::string> read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string without_unit(std::string_view name) {
     auto at = name.find('@');
@@ -115,13 +108,16 @@ std::string where_text(const Location& l) {
 
 ExplainOutcome run_explain(const ExplainRequest& request) {
     ExplainOutcome out;
-    auto text = read_text(request.log_path);
-    if (!text) {
+    // Within --limit file-bytes/line-bytes; /dev/kmsg and pipes to their current end; a
+    // compressed log (dmesg.gz) is read as its text, binary junk is one error.
+    TextFile log;
+    if (auto error =
+            read_text_file(request.log_path, request.config.limits, {"the log", true}, log)) {
         out.errors.push_back(
-            {Severity::error, {request.log_path, 0, 0}, "", "cannot read the log", "", "", {}});
+            {Severity::error, std::move(error->where), "", std::move(error->message), "", "", {}});
         return out;
     }
-    out.log = bootlog::parse(*text);
+    out.log = bootlog::parse(log.text);
 
     // The kernel version: --kernel-version, else the log's, else the configuration's header.
     ConfigOptions config = request.config;

@@ -151,7 +151,9 @@ PcpOutcome run_pcp(const PcpRequest& request) {
 
     // Sysctls.
     std::vector<SysctlSetting> settings;
-    if (request.sysctl_file && !read_sysctl_file(*request.sysctl_file, settings, diags)) return out;
+    if (request.sysctl_file &&
+        !read_sysctl_file(*request.sysctl_file, settings, diags, request.config.limits))
+        return out;
     for (const auto& s : request.sysctls) {
         auto eq = s.find('=');
         if (eq == std::string::npos) {
@@ -168,7 +170,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
     auto zone_types = configured_zones(*config, m, notes_assumed);
     std::vector<std::string> how;
     if (request.zoneinfo) {
-        out.zoneinfo = calc::parse_zoneinfo(*request.zoneinfo, diags);
+        out.zoneinfo = calc::parse_zoneinfo(*request.zoneinfo, diags, request.config.limits);
         if (!out.zoneinfo) return out;
         out.memory_source = "--zoneinfo " + *request.zoneinfo;
         for (const auto& z : out.zoneinfo->zones)
@@ -314,7 +316,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
     }
 
     if (out.zoneinfo) {
-        out.differences = calc::compare(*out.zoneinfo, out.result);
+        out.differences = calc::compare(*out.zoneinfo, out.result, &out.not_compared);
         // A different min watermark in a lowmem zone points at vm.min_free_kbytes: invert
         // min = pages_min * managed / lowmem_pages (u64 division) for the largest such zone.
         const calc::Difference* min_diff = nullptr;

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/integer.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/core/text_file.hpp"
 
 namespace cmalign::pcp_inputs {
 
@@ -18,14 +20,9 @@ std::optional<std::vector<long long>> parse_int_list(std::string_view text) {
     std::istringstream in{std::string(text)};
     std::string word;
     while (in >> word) {
-        try {
-            std::size_t used = 0;
-            long long v = std::stoll(word, &used, 10);
-            if (used != word.size()) return std::nullopt;
-            out.push_back(v);
-        } catch (...) {
-            return std::nullopt;
-        }
+        auto v = parse_integer(word, IntegerSyntax::decimal);
+        if (!v) return std::nullopt; // not a number, or out of range: the caller says where
+        out.push_back(*v);
     }
     if (out.empty()) return std::nullopt;
     return out;
@@ -42,13 +39,14 @@ std::string trim(std::string_view s) {
 }
 
 // "vm.min_free_kbytes = 67584" lines, as `sysctl vm.min_free_kbytes ...` prints them.
-bool read_sysctl_file(const std::string& path, std::vector<SysctlSetting>& out,
-                      Diagnostics& diags) {
-    std::ifstream in(path);
-    if (!in) {
-        diags.error({path, 0, 0}, "cannot read the file");
+bool read_sysctl_file(const std::string& path, std::vector<SysctlSetting>& out, Diagnostics& diags,
+                      const InputLimits& limits) {
+    TextFile file;
+    if (auto error = read_text_file(path, limits, {"the sysctl file", false}, file)) {
+        diags.error(std::move(error->where), std::move(error->message));
         return false;
     }
+    std::istringstream in(file.text);
     std::string line;
     int n = 0;
     while (std::getline(in, line)) {
@@ -68,20 +66,24 @@ bool read_sysctl_file(const std::string& path, std::vector<SysctlSetting>& out,
 
 bool apply_sysctl(const SysctlSetting& s, calc::Sysctls& sysctls, Diagnostics& diags) {
     std::string name = s.name.starts_with("vm.") ? s.name.substr(3) : s.name;
-    auto one = [&](std::optional<long long>& field, long long lo) {
+    // The vm sysctls are C ints read by proc_dointvec_minmax() between the table's extra1 and
+    // extra2 (mm/page_alloc.c page_alloc_sysctl_table, 6.12; kernel/sysctl.c vm_table, 6.1);
+    // a value outside is -EINVAL, so the kernel keeps its own and so does not this calculation.
+    auto one = [&](std::optional<long long>& field, long long lo, long long hi = INT32_MAX) {
         auto list = parse_int_list(s.value);
-        // The vm sysctls are C ints (proc_dointvec_minmax).
-        if (!list || list->size() != 1 || list->front() < lo || list->front() > INT32_MAX) {
-            diags.error(s.where, fmt::format("vm.{}: expected an integer from {} to {}, found "
+        if (!list || list->size() != 1 || list->front() < lo || list->front() > hi) {
+            diags.error(s.where, fmt::format("vm.{}: expected an integer from {} to {} (the "
+                                             "kernel refuses anything else with -EINVAL), found "
                                              "\"{}\"",
-                                             name, lo, INT32_MAX, s.value));
+                                             name, lo, hi, s.value));
             return false;
         }
         field = list->front();
         return true;
     };
     if (name == "min_free_kbytes") return one(sysctls.min_free_kbytes, 0);
-    if (name == "watermark_scale_factor") return one(sysctls.watermark_scale_factor, 1);
+    // extra1 = SYSCTL_ONE, extra2 = SYSCTL_THREE_THOUSAND
+    if (name == "watermark_scale_factor") return one(sysctls.watermark_scale_factor, 1, 3000);
     if (name == "percpu_pagelist_high_fraction") {
         if (!one(sysctls.percpu_pagelist_high_fraction, 0)) return false;
         // mm/page_alloc.c percpu_pagelist_high_fraction_sysctl_handler(): non-zero values

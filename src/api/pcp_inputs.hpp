@@ -26,7 +26,8 @@ struct SysctlSetting {
 
 std::string trim(std::string_view s);
 // "vm.min_free_kbytes = 67584" lines of a file.
-bool read_sysctl_file(const std::string& path, std::vector<SysctlSetting>& out, Diagnostics& diags);
+bool read_sysctl_file(const std::string& path, std::vector<SysctlSetting>& out, Diagnostics& diags,
+                      const InputLimits& limits);
 // One setting into the calculator's sysctls; false (with an error) when it is not one.
 bool apply_sysctl(const SysctlSetting& s, calc::Sysctls& sysctls, Diagnostics& diags);
 // The THP mode the calculator assumes for this configuration.

@@ -22,6 +22,7 @@ void add_zone_json(json& j, const calc::ZoneResult& z, bool autotuned) {
                        {"promo", z.watermarks.promo}};
     j["lowmem_reserve"] = z.lowmem_reserve;
     j["max_pages_per_lock"] = z.max_pages_per_lock;
+    j["max_pages_high_order_free"] = z.max_pages_high_order_free;
 }
 
 } // namespace
@@ -104,16 +105,17 @@ json pcp_json(const PcpOutcome& o) {
     }
     if (o.zoneinfo) {
         json diffs = json::array();
-        for (const auto& d : o.differences)
-            diffs.push_back({{"node", d.node},
-                             {"zone", d.zone},
-                             {"field", d.field},
-                             {"reported", d.reported},
-                             {"computed", d.computed},
-                             {"file", d.where.file},
-                             {"line", d.where.line}});
-        j["comparison"] = {
-            {"file", o.zoneinfo->path}, {"matches", o.differences.empty()}, {"differences", diffs}};
+        for (const auto& d : o.differences) {
+            json row = {{"node", d.node},         {"zone", d.zone},         {"field", d.field},
+                        {"reported", d.reported}, {"computed", d.computed}, {"file", d.where.file},
+                        {"line", d.where.line}};
+            if (d.computed_max) row["computed_max"] = *d.computed_max; // high: a range
+            diffs.push_back(std::move(row));
+        }
+        j["comparison"] = {{"file", o.zoneinfo->path},
+                           {"matches", o.differences.empty()},
+                           {"differences", diffs},
+                           {"not_compared", o.not_compared}};
     }
     json steps = json::array();
     for (const auto& s : r.derivation)
@@ -166,19 +168,29 @@ std::string pcp_text(const PcpOutcome& o) {
             line(fmt::format("  scale {}: {:>6} pages {:>12}{}", row.scale, row.max_pages_per_lock,
                              format_size(row.max_bytes_per_lock),
                              row.scale == r.scale_max ? "  <- PCP_BATCH_SCALE_MAX" : ""));
+        if (!top->high_order_free_capped)
+            line(fmt::format("  a batch free of high-order pages is not bounded by the scale on "
+                             "this kernel: nr_pcp_free() returns the whole list, up to {} pages "
+                             "(high) under one lock hold",
+                             top->max_pages_high_order_free));
     }
     if (o.zoneinfo) {
         line("");
         if (o.differences.empty()) {
-            line(fmt::format("{}: every batch, high limit, watermark and lowmem_reserve matches",
+            line(fmt::format("{}: every batch, high limit, watermark and protection matches",
                              o.zoneinfo->path));
         } else {
             line(fmt::format("{}: {} difference(s) from the computation:", o.zoneinfo->path,
                              o.differences.size()));
             for (const auto& d : o.differences)
                 line(fmt::format("  {}:{}: node {} {} {}: file {}, computed {}", d.where.file,
-                                 d.where.line, d.node, d.zone, d.field, d.reported, d.computed));
+                                 d.where.line, d.node, d.zone, d.field, d.reported,
+                                 d.computed_max
+                                     ? fmt::format("between {} and {}", d.computed, *d.computed_max)
+                                     : std::to_string(d.computed)));
         }
+        for (const auto& what : o.not_compared)
+            line(fmt::format("  not compared: {}", what));
     }
     for (const auto& sv : o.sysctls)
         line(fmt::format("{} = {} (kernel's own value {}){}", sv.name, sv.value, sv.kernel_default,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -196,9 +197,19 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
 void for_each_input(std::size_t count, unsigned jobs,
                     const std::function<void(std::size_t)>& visit) {
     std::atomic<std::size_t> next{0};
+    // An exception on a worker thread would end the process (std::terminate): the first one is
+    // kept, the other workers stop taking inputs, and it is rethrown on the caller's thread.
+    std::mutex failure_lock;
+    std::exception_ptr failure;
     auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < count;)
-            visit(i);
+        try {
+            for (std::size_t i; (i = next.fetch_add(1)) < count;)
+                visit(i);
+        } catch (...) {
+            std::lock_guard lock(failure_lock);
+            if (!failure) failure = std::current_exception();
+            next = count;
+        }
     };
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, count)));
@@ -208,6 +219,7 @@ void for_each_input(std::size_t count, unsigned jobs,
     worker();
     for (auto& t : threads)
         t.join();
+    if (failure) std::rethrow_exception(failure);
 }
 
 void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,

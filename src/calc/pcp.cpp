@@ -26,6 +26,9 @@ constexpr std::uint64_t swap_cluster_max = 32;
 constexpr std::uint64_t highmem_min_cap = 128;
 // mm/page_alloc.c MIN_PERCPU_PAGELIST_HIGH_FRACTION (≥ v6.7 high_max).
 constexpr std::uint64_t min_percpu_pagelist_high_fraction = 8;
+// mm/page_alloc.c `static int watermark_scale_factor = 10;` (6.1 and 6.12): the value every
+// boot-time watermark setup uses; a vm.watermark_scale_factor sysctl comes after the initcalls.
+constexpr long long boot_watermark_scale_factor = 10;
 
 // sysctl_lowmem_reserve_ratio[] defaults (mm/page_alloc.c; Device is not initialised: 0).
 long long default_lowmem_reserve_ratio(ZoneType z) {
@@ -94,7 +97,8 @@ private:
         return std::clamp(v, min_free_kbytes_floor, min_free_kbytes_ceiling);
     }
 
-    void setup_wmarks(long long min_free_kbytes) {
+    // __setup_per_zone_wmarks() with the values in effect at that moment.
+    void setup_wmarks(long long min_free_kbytes, long long scale_factor) {
         const auto& lowmem_rule = rules::find(rules::Topic::watermark_lowmem, in_.version);
         bool movable_capped = lowmem_rule.variant == 1;
         auto capped = [&](ZoneType t) {
@@ -117,9 +121,8 @@ private:
             else
                 z.watermarks.min = tmp;
             std::uint64_t delta =
-                std::max(tmp >> 2,
-                         mult_frac(z.managed_pages,
-                                   static_cast<std::uint64_t>(out_.watermark_scale_factor), 10000));
+                std::max(tmp >> 2, mult_frac(z.managed_pages,
+                                             static_cast<std::uint64_t>(scale_factor), 10000));
             z.watermarks.low = z.watermarks.min + delta;
             z.watermarks.high = z.watermarks.low + delta;
             z.watermarks.promo = z.watermarks.high + delta;
@@ -140,7 +143,10 @@ private:
         out_.assumptions.push_back(
             "min_free_kbytes is first computed at the postcore initcall, before any watermark is "
             "set, so nr_free_buffer_pages() there is the managed memory of DMA/DMA32/Normal");
-        setup_wmarks(kb);
+        // Boot order (init/main.c, 6.1 and 6.12): postcore_initcall init_per_zone_wmark_min(),
+        // subsys_initcall hugepage_init() (mm/huge_memory.c), both with the boot-time scale
+        // factor 10; only then do_sysctl_args() applies sysctl.vm.* (and /etc/sysctl.conf later).
+        setup_wmarks(kb, boot_watermark_scale_factor);
 
         std::uint64_t totalram = 0;
         for (const auto& z : out_.zones)
@@ -177,7 +183,7 @@ private:
                 kb = rec_kb;
                 out_.thp_raised = true;
             }
-            setup_wmarks(kb);
+            setup_wmarks(kb, boot_watermark_scale_factor);
         } else if (rules::find(rules::Topic::thp_min_free_kbytes, in_.version).variant == 1) {
             // ≤ v5.15: "never" stops khugepaged without touching min_free_kbytes.
             step("min_free_kbytes (THP never)", kb,
@@ -189,25 +195,42 @@ private:
             // high watermarks subtracted.
             std::uint64_t free = nr_free_buffer_pages();
             kb = sqrt_rule(free);
-            step("min_free_kbytes (late_initcall, THP never)", kb,
+            step("min_free_kbytes (subsys_initcall hugepage_init, THP never)", kb,
                  fmt::format("clamp(int_sqrt({} KiB * 16), 128, 262144): managed - high watermark",
                              free * (in_.page_size >> 10)),
                  rules::find(rules::Topic::thp_min_free_kbytes, in_.version).source);
-            setup_wmarks(kb);
+            setup_wmarks(kb, boot_watermark_scale_factor);
         }
         out_.min_free_kbytes = kb;
-        if (in_.sysctls.min_free_kbytes) {
-            out_.min_free_kbytes = *in_.sysctls.min_free_kbytes;
-            step("min_free_kbytes (sysctl)", out_.min_free_kbytes,
-                 "vm.min_free_kbytes written after boot: user_min_free_kbytes, watermarks redone",
-                 "mm/page_alloc.c min_free_kbytes_sysctl_handler()");
-            setup_wmarks(out_.min_free_kbytes);
-        }
+        sysctls();
         const auto& wm = rules::find(rules::Topic::watermarks, in_.version);
         if (const auto* z = largest()) {
             step(fmt::format("watermarks[{}].min", zone_name(z->type)),
                  static_cast<long long>(z->watermarks.min), wm.rule, wm.source);
         }
+    }
+
+    // do_sysctl_args() (init/main.c), after every initcall: each handler redoes only what it
+    // owns. min_free_kbytes_sysctl_handler() and watermark_scale_factor_sysctl_handler()
+    // (mm/page_alloc.c, 6.1 and 6.12) call setup_per_zone_wmarks() with the values in effect;
+    // neither recomputes min_free_kbytes, so a scale factor never changes it. The order of the
+    // writes does not matter: each setup reads both current values.
+    void sysctls() {
+        const auto& s = in_.sysctls;
+        if (s.min_free_kbytes) {
+            out_.min_free_kbytes = *s.min_free_kbytes;
+            step("min_free_kbytes (sysctl)", out_.min_free_kbytes,
+                 "vm.min_free_kbytes written after the initcalls: user_min_free_kbytes = value, "
+                 "setup_per_zone_wmarks()",
+                 "mm/page_alloc.c min_free_kbytes_sysctl_handler()");
+        }
+        if (s.watermark_scale_factor)
+            step("watermark_scale_factor (sysctl)", *s.watermark_scale_factor,
+                 "vm.watermark_scale_factor written after the initcalls: setup_per_zone_wmarks() "
+                 "only; min_free_kbytes stays as the boot computed it",
+                 "mm/page_alloc.c watermark_scale_factor_sysctl_handler()");
+        if (s.min_free_kbytes || s.watermark_scale_factor)
+            setup_wmarks(out_.min_free_kbytes, out_.watermark_scale_factor);
     }
 
     const ZoneResult* largest() const {
@@ -222,6 +245,7 @@ private:
         out_.high_autotuned = high_rule.variant == 1;
         long long fraction = in_.sysctls.percpu_pagelist_high_fraction.value_or(0);
         unsigned n = std::max(1u, in_.cpus_per_node);
+        const auto& scale_rule = rules::find(rules::Topic::pcp_batch_scale_max, in_.version);
         for (auto& z : out_.zones) {
             z.batch = zone_batchsize(z.managed_pages, in_.page_size);
             std::uint64_t by_fraction =
@@ -249,6 +273,9 @@ private:
                 z.high_min = z.high_max = zone_highsize(by_low, n, z.batch);
             }
             z.max_pages_per_lock = static_cast<std::uint64_t>(z.batch) << in_.scale_max;
+            z.high_order_free_capped = scale_rule.variant == 1;
+            z.max_pages_high_order_free =
+                z.high_order_free_capped ? z.max_pages_per_lock : z.high_max;
         }
         if (const auto* z = largest()) {
             const auto& b = rules::find(rules::Topic::pcp_batch, in_.version);
@@ -264,6 +291,17 @@ private:
                  static_cast<long long>(z->max_pages_per_lock),
                  fmt::format("batch {} << PCP_BATCH_SCALE_MAX {}", z->batch, in_.scale_max),
                  s.source);
+            if (z->high_order_free_capped)
+                step(fmt::format("max_pages_high_order_free[{}]", zone_name(z->type)),
+                     static_cast<long long>(z->max_pages_high_order_free),
+                     "a batch free of high-order pages: min(count, batch << PCP_BATCH_SCALE_MAX)",
+                     "mm/page_alloc.c nr_pcp_free() free_high (≥ v6.7; 6.12)");
+            else
+                step(fmt::format("max_pages_high_order_free[{}]", zone_name(z->type)),
+                     static_cast<long long>(z->max_pages_high_order_free),
+                     "a batch free of high-order pages frees the whole list (return pcp->count), "
+                     "up to pcp->high: PCP_BATCH_SCALE_MAX does not bound it",
+                     "mm/page_alloc.c nr_pcp_free() free_high (before v6.7; 6.1)");
         }
     }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/text_file.hpp"
+
 namespace cmalign::calc {
 
 namespace {
@@ -193,30 +195,40 @@ std::optional<Zoneinfo> parse_zoneinfo_text(const std::string& text, const std::
     return std::move(p.out);
 }
 
-std::optional<Zoneinfo> parse_zoneinfo(const std::string& path, Diagnostics& diags) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diags.error({path, 0, 0}, "cannot read the file");
+std::optional<Zoneinfo> parse_zoneinfo(const std::string& path, Diagnostics& diags,
+                                       const InputLimits& limits) {
+    TextFile file; // /proc/zoneinfo itself, or a copy; bounded like every input
+    if (auto error = read_text_file(path, limits, {"the zoneinfo", false}, file)) {
+        diags.error(std::move(error->where), std::move(error->message));
         return std::nullopt;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_zoneinfo_text(text.str(), path, diags);
+    return parse_zoneinfo_text(file.text, path, diags);
 }
 
-std::vector<Difference> compare(const Zoneinfo& reported, const PcpResult& computed) {
+std::vector<Difference> compare(const Zoneinfo& reported, const PcpResult& computed,
+                                std::vector<std::string>* not_compared) {
     std::vector<Difference> out;
+    std::set<std::string> unsaid; // each "cannot compare" said once
+    bool printed_bounds = false;
+    auto cannot = [&](std::string why) {
+        if (not_compared && unsaid.insert(why).second) not_compared->push_back(std::move(why));
+    };
     for (const auto& rz : reported.zones) {
         const ZoneResult* cz = nullptr;
         for (const auto& z : computed.zones)
             if (z.node == rz.node && z.type == rz.type) cz = &z;
-        if (!cz) continue;
-        auto add = [&](std::string field, std::uint64_t rep, std::uint64_t comp, Location where) {
-            if (rep == comp) return;
+        if (!cz) {
+            cannot(fmt::format("node {} zone {}: not among the computed zones", rz.node, rz.name));
+            continue;
+        }
+        auto add = [&](std::string field, std::uint64_t rep, std::uint64_t comp, Location where,
+                       std::optional<std::uint64_t> comp_max = std::nullopt) {
+            if (comp_max ? rep >= comp && rep <= *comp_max : rep == comp) return;
             for (const auto& d : out)
                 if (d.node == rz.node && d.zone == rz.name && d.field == field && d.reported == rep)
                     return; // the same value on another CPU
-            out.push_back({rz.node, rz.name, std::move(field), rep, comp, std::move(where)});
+            out.push_back(
+                {rz.node, rz.name, std::move(field), rep, comp, comp_max, std::move(where)});
         };
         // The printed watermarks include watermark_boost, which the setup leaves at 0.
         std::uint64_t boost = rz.boost.value_or(0);
@@ -227,20 +239,35 @@ std::vector<Difference> compare(const Zoneinfo& reported, const PcpResult& compu
         wm("low", rz.low, cz->watermarks.low);
         wm("high", rz.high, cz->watermarks.high);
         wm("promo", rz.promo, cz->watermarks.promo);
+        if (boost) cannot("watermark_boost: a run-time boost, taken off the printed watermarks");
         for (std::size_t i = 0; i < rz.protection.size() && i < cz->lowmem_reserve.size(); ++i)
             add(fmt::format("lowmem_reserve[{}]", i), rz.protection[i], cz->lowmem_reserve[i],
                 rz.protection_where);
         for (const auto& c : rz.cpus) {
             if (c.batch) add("batch", *c.batch, static_cast<std::uint64_t>(cz->batch), c.where);
-            if (computed.high_autotuned) {
-                // pcp->high floats between high_min and high_max: only the bounds are fixed.
-                if (c.high_min) add("high_min", *c.high_min, cz->high_min, c.where);
-                if (c.high_max) add("high_max", *c.high_max, cz->high_max, c.where);
-            } else if (c.high) {
-                add("high", *c.high, cz->high_min, c.where);
+            // Printed by later kernels (7.2's mm/vmstat.c; not 6.12's): fixed, so compared.
+            if (c.high_min) add("high_min", *c.high_min, cz->high_min, c.where);
+            if (c.high_max) add("high_max", *c.high_max, cz->high_max, c.where);
+            printed_bounds |= c.high_min || c.high_max;
+            if (!c.high) continue;
+            if (!computed.high_autotuned) {
+                add("high", *c.high, cz->high_min, c.where); // one fixed pcp->high before v6.7
+            } else if (*c.high == 0) {
+                // per_cpu_pages_init() zeroes pcp->high; pageset_update() sets only high_min
+                // and high_max, and the first free on that CPU clamps high into them (6.12).
+                cannot("high 0: that CPU's list has not been freed to since boot (pcp->high "
+                       "starts at 0 and is clamped into [high_min, high_max] on first use)");
+            } else {
+                // nr_pcp_high(): high = clamp(high, high_min, high_max), which is high_max
+                // when a large watermark_scale_factor puts high_min above high_max.
+                add("high", *c.high, std::min(cz->high_min, cz->high_max), c.where, cz->high_max);
             }
         }
     }
+    if (computed.high_autotuned && !printed_bounds)
+        cannot("high_min and high_max: /proc/zoneinfo does not print them; each CPU's `high` "
+               "(which moves at run time since v6.7) is checked to lie between them");
+    cannot("count, free pages and vm statistics: run-time state, not computed");
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cmalign/api.hpp"
+#include "cmalign/core/error.hpp"
 #include "cmalign/json_api.hpp"
 #include "cmalign/version.hpp"
 
@@ -19,6 +20,18 @@ char* copy_out(const std::string& text) noexcept {
     auto* out = static_cast<char*>(std::malloc(text.size() + 1));
     if (out) std::memcpy(out, text.c_str(), text.size() + 1);
     return out;
+}
+
+// Names the input of a failed call in an internal-error message: the command and its request.
+void set_internal_error(char** error, const char* command, const char* request,
+                        const char* what) noexcept {
+    try {
+        std::string input = std::string(command ? command : "") + " " + (request ? request : "");
+        auto message = cmalign::internal_error_message(what, input);
+        if (error) *error = copy_out(message);
+    } catch (...) {
+        if (error) *error = copy_out("cmalign: internal error");
+    }
 }
 
 void set_error(char** error, const char* message) noexcept {
@@ -43,10 +56,12 @@ char* run(const char* command, const char* request, char** error) noexcept {
         return out;
     } catch (const std::bad_alloc&) {
         set_error(error, "cmalign: error: out of memory");
+    } catch (const cmalign::Error& e) {
+        set_error(error, e.what()); // "file:line:col: error: message"
     } catch (const std::exception& e) {
-        set_error(error, e.what()); // cmalign::Error: "file:line:col: error: message"
+        set_internal_error(error, command, request, e.what()); // a bug: say which input
     } catch (...) {
-        set_error(error, "cmalign: error: internal error");
+        set_internal_error(error, command, request, "");
     }
     return nullptr;
 }

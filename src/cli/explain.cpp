@@ -23,7 +23,10 @@ void register_explain(CLI::App& app, ExitCode& exit_code) {
         for (const auto& d : outcome.errors)
             std::cerr << format_gcc(d) << '\n';
         if (*format == "json")
-            std::cout << explain_json(outcome).dump(2) << '\n';
+            // A log is bytes from a serial line: invalid UTF-8 becomes U+FFFD, as run_json() does.
+            std::cout << explain_json(outcome).dump(2, ' ', false,
+                                                    nlohmann::json::error_handler_t::replace)
+                      << '\n';
         else if (outcome.errors.empty())
             std::cout << explain_text(outcome);
         exit_code = outcome.exit_code();

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cmalign/fix/fix.hpp"
 #include "cmalign/map/map.hpp"
 #include "cmalign/run_map.hpp"
 #include "common.hpp"
@@ -59,10 +60,9 @@ void register_map(CLI::App& app, ExitCode& exit_code) {
         if (output->empty()) {
             std::cout << text;
         } else {
-            std::ofstream out(*output, std::ios::binary);
-            out << text;
-            if (!out) {
-                std::cerr << *output << ": error: cannot write the picture\n";
+            Diagnostics written; // atomic, and a read-only target refused, as fix writes
+            if (!fix::write_file_atomically(*output, text, written)) {
+                print_diagnostics(written);
                 exit_code = ExitCode::input_error;
                 return;
             }

@@ -14,7 +14,7 @@ namespace {
 
 // The ceilings keep the recursive parsers (node and expression nesting, #include, Kconfig
 // source) within an 8 MiB thread stack under ASan, where frames are several times larger.
-constexpr std::array<LimitInfo, 10> table{{
+constexpr std::array<LimitInfo, 11> table{{
     {"file-bytes", "bytes of any one file read", 1ull << 32},
     {"line-bytes", "bytes on one line of a text input", 1ull << 30},
     {"include-depth", "nested #include and /include/", 1000},
@@ -25,6 +25,7 @@ constexpr std::array<LimitInfo, 10> table{{
     {"properties", "device-tree properties in one input", 1'000'000'000},
     {"kconfig-source-depth", "nested Kconfig source statements", 1000},
     {"kconfig-symbols", "Kconfig symbols in one tree", 100'000'000},
+    {"errors", "errors reported for one input file before reading it stops", 1'000'000},
 }};
 
 template <typename F> auto visit_limit(InputLimits& l, std::string_view name, F&& f) {
@@ -37,7 +38,8 @@ template <typename F> auto visit_limit(InputLimits& l, std::string_view name, F&
     if (name == "nodes") return f(l.nodes);
     if (name == "properties") return f(l.properties);
     if (name == "kconfig-source-depth") return f(l.kconfig_source_depth);
-    return f(l.kconfig_symbols); // callers checked the name against the table
+    if (name == "kconfig-symbols") return f(l.kconfig_symbols);
+    return f(l.errors); // callers checked the name against the table
 }
 
 const LimitInfo* find_limit(std::string_view name) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/bytes.hpp"
+#include "cmalign/core/integer.hpp"
 
 namespace cmalign::dt {
 
@@ -298,7 +299,14 @@ private:
                                                       fp.name, entry));
                 auto path = entry.substr(0, c1);
                 auto prop = entry.substr(c1 + 1, c2 - c1 - 1);
-                auto offset = std::stoull(entry.substr(c2 + 1));
+                // libfdt's strtoul() saturates; a number past any property's size is no cell.
+                auto parsed =
+                    parse_integer(std::string_view(entry).substr(c2 + 1), IntegerSyntax::decimal);
+                if (!parsed)
+                    return fail(fp.where, fmt::format("/__fixups__/{}: offset {} in \"{}\" is "
+                                                      "out of range (FDT_ERR_BADOVERLAY)",
+                                                      fp.name, entry.substr(c2 + 1), entry));
+                auto offset = static_cast<std::uint64_t>(*parsed);
                 Node* node = node_at_path(ov_.root, path);
                 Property* p = node ? node->find_property(prop) : nullptr;
                 if (!node)

@@ -104,6 +104,19 @@ std::optional<std::string> current_content(const std::string& path) {
     return text;
 }
 
+// The one rule for every write (fix --in-place, fix -o, map -o): a target that exists and is
+// read-only is refused with the reason, never replaced behind the user's back. Read-only means
+// no write permission bit at all (0444, even for root, as `rm` asks about it) or not writable
+// by this user.
+std::optional<std::string> read_only_reason(const std::string& shown, const std::string& target) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) != 0) return std::nullopt; // a new file
+    if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0)
+        return fmt::format("permission denied: {} is read-only (mode {:04o}); nothing written",
+                           shown, st.st_mode & 07777);
+    return std::nullopt;
+}
+
 void sync_directory(const std::string& file) {
     fs::path p(file);
     int fd = ::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
@@ -129,7 +142,12 @@ bool write_changes(std::span<const FileChange> changes, Diagnostics& diags,
         return false;
     };
     for (const auto& c : changes) {
-        std::string target = real_target(out_path ? *out_path : c.file);
+        const std::string& shown = out_path ? *out_path : c.file;
+        std::string target = real_target(shown);
+        if (auto why = read_only_reason(shown, target)) {
+            diags.error({shown, 0, 0}, std::move(*why));
+            return discard();
+        }
         auto temp = write_temp(target, c.new_content, diags);
         if (!temp) return discard();
         pending.push_back({target, *temp});
@@ -174,7 +192,8 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, Diag
     FileChange c;
     c.file = path;
     c.new_content = std::string(bytes);
-    return write_changes(std::span<const FileChange>(&c, 1), diags);
+    // As -o: the whole file is new content, so there is no earlier read to compare with.
+    return write_changes(std::span<const FileChange>(&c, 1), diags, path);
 }
 
 } // namespace cmalign::fix

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/text_file.hpp"
 #include "cmalign/kconfig/integer.hpp"
 #include "kconfig/line_parser.hpp"
 
@@ -95,41 +96,6 @@ std::optional<bool> Config::get_bool(std::string_view name) const {
     return std::nullopt; // not a bool/tristate value
 }
 
-std::optional<long long> parse_integer(std::string_view text, IntegerSyntax syntax) {
-    const bool int_symbol = syntax == IntegerSyntax::int_symbol;
-    bool negative = false;
-    int base = 10;
-    if (!text.empty() && text.front() == '-') {
-        negative = true;
-        text.remove_prefix(1);
-    }
-    if (!int_symbol && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        if (negative) return std::nullopt; // kconfig never writes a negative hex value
-        base = 16;
-        text.remove_prefix(2);
-    }
-    if (text.empty()) return std::nullopt;
-    if (int_symbol && text.front() == '0' && text.size() > 1) return std::nullopt;
-    // from_chars does not take a sign after we removed it, nor "+", nor leading blanks.
-    unsigned long long magnitude = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    long long value = 0;
-    if (negative) {
-        if (magnitude > 1ULL << 63) return std::nullopt;
-        value = magnitude == 1ULL << 63 ? std::numeric_limits<long long>::min()
-                                        : -static_cast<long long>(magnitude);
-    } else {
-        if (magnitude > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
-            return std::nullopt;
-        value = static_cast<long long>(magnitude);
-    }
-    if (int_symbol &&
-        (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()))
-        return std::nullopt;
-    return value;
-}
-
 std::optional<long long> Config::get_int(std::string_view name) const {
     const Entry* e = find(name);
     if (!e || e->quoted) return std::nullopt; // kconfig rejects a quoted int/hex value
@@ -142,9 +108,10 @@ std::optional<std::string_view> Config::get_string(std::string_view name) const 
     return std::string_view(e->value);
 }
 
-bool read_fragment(std::string_view text, const std::string& file, Config& into,
-                   Diagnostics& diags) {
+bool read_fragment(std::string_view text, const std::string& file, Config& into, Diagnostics& diags,
+                   std::uint64_t max_errors) {
     bool ok = true;
+    std::uint64_t errors = 0;
     bool header_seen = into.header_version.has_value();
     int line_number = 0;
     std::size_t pos = 0;
@@ -179,6 +146,12 @@ bool read_fragment(std::string_view text, const std::string& file, Config& into,
             break;
         case detail::LineKind::error:
             ok = false;
+            if (++errors > max_errors) { // as -fmax-errors: the rest of the file is not read
+                diags.error(std::move(where),
+                            fmt::format("more than {} errors in this file, reading stops here {}",
+                                        max_errors, limit_hint("errors")));
+                return false;
+            }
             diags.error(std::move(where), std::move(r.message));
             break;
         case detail::LineKind::assignment:
@@ -194,39 +167,13 @@ bool read_fragment(std::string_view text, const std::string& file, Config& into,
 
 bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags,
                         const InputLimits& limits) {
-    auto fail = [&](int error_number) {
-        diags.error(Location{path, 0, 0},
-                    fmt::format("cannot read configuration: {}",
-                                std::generic_category().message(error_number)));
-        return false;
-    };
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return fail(errno);
-    if (S_ISDIR(st.st_mode)) return fail(EISDIR);
-
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-    if (!in) return fail(errno);
-    std::string text;
-    if (S_ISREG(st.st_mode) && st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
-    char buffer[1 << 16];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) {
-        if (text.size() + got > limits.file_bytes) {
-            diags.error(Location{path, 0, 0},
-                        fmt::format("file is larger than {} bytes {}", limits.file_bytes,
-                                    limit_hint("file-bytes")));
-            return false;
-        }
-        text.append(buffer, got);
-    }
-    if (std::ferror(in.get())) return fail(errno != 0 ? errno : EIO);
-    if (auto long_line = first_line_over(text, limits.line_bytes)) {
-        diags.error(long_line_location(path, *long_line, limits),
-                    long_line_message(*long_line, limits));
+    // /proc/config.gz, config.xz/.zst and IKCONFIG kernel images are read as their text.
+    TextFile file;
+    if (auto error = read_text_file(path, limits, {"configuration", true}, file)) {
+        diags.error(error->where, std::move(error->message));
         return false;
     }
-    return read_fragment(text, path, into, diags);
+    return read_fragment(file.text, path, into, diags, limits.errors);
 }
 
 bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags) {

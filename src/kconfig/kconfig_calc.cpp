@@ -161,7 +161,8 @@ int Evaluator::first_visible_prop(int s, PropKind kind) {
 }
 
 void Evaluator::validate_range(int s) {
-    // sym_validate_range()
+    // sym_validate_range(). strtoll() here and below on purpose (not parse_integer()): conf's
+    // own parse, saturating and stopping at the first non-digit, so the result is the kernel's.
     Type type = t_.symbols[s].type;
     int base = type == Type::integer ? 10 : type == Type::hex ? 16 : 0;
     if (!base) return;

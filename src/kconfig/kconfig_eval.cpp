@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/integer.hpp"
 #include "cmalign/core/quote.hpp"
 #include "kconfig/kconfig_evaluator.hpp"
 
@@ -66,9 +67,18 @@ std::optional<TreeVersion> read_version(const std::string& tree, Diagnostics& di
                     "no VERSION/PATCHLEVEL in the kernel tree's Makefile");
         return std::nullopt;
     }
+    auto major = parse_integer(v["VERSION"], IntegerSyntax::decimal);
+    auto minor = parse_integer(v["PATCHLEVEL"], IntegerSyntax::decimal);
+    if (!major || !minor || *major < 0 || *minor < 0 || *major > 999 || *minor > 999) {
+        diags.error({tree + "/Makefile", 0, 0},
+                    fmt::format("VERSION = {} / PATCHLEVEL = {} in the kernel tree's Makefile "
+                                "is not a kernel version",
+                                v["VERSION"], v["PATCHLEVEL"]));
+        return std::nullopt;
+    }
     TreeVersion out;
-    out.major = std::atoi(v["VERSION"].c_str());
-    out.minor = std::atoi(v["PATCHLEVEL"].c_str());
+    out.major = static_cast<int>(*major);
+    out.minor = static_cast<int>(*minor);
     // KERNELVERSION = $(VERSION)$(if $(PATCHLEVEL),.$(PATCHLEVEL)$(if
     // $(SUBLEVEL),.$(SUBLEVEL)))$(EXTRAVERSION)
     out.text = v["VERSION"] + "." + v["PATCHLEVEL"];

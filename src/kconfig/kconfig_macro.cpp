@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/kconfig/integer.hpp"
+#include "cmalign/kconfig/integer.hpp" // the project's one integer reader (core/integer.hpp)
 #include "kconfig/kconfig_parser.hpp"
 
 namespace cmalign::kconfig::model::parser {
@@ -115,11 +115,10 @@ std::optional<bool> evaluate_test(const std::string& command) {
         static const char* const numeric[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"};
         for (const char* op : numeric) {
             if (w[1] != op) continue;
-            char* e1 = nullptr;
-            char* e2 = nullptr;
-            long long a = std::strtoll(w[0].c_str(), &e1, 10),
-                      b = std::strtoll(w[2].c_str(), &e2, 10);
-            if (*e1 || *e2 || w[0].empty() || w[2].empty()) return false; // test prints an error
+            auto parsed_a = parse_integer(w[0], IntegerSyntax::decimal);
+            auto parsed_b = parse_integer(w[2], IntegerSyntax::decimal);
+            if (!parsed_a || !parsed_b) return false; // test prints an error
+            long long a = *parsed_a, b = *parsed_b;
             std::string o = op;
             return o == "-eq"   ? a == b
                    : o == "-ne" ? a != b
@@ -296,8 +295,11 @@ std::string Parser::eval_clause(std::string_view clause, const std::vector<std::
     if (args && !clause.empty() && std::all_of(clause.begin(), clause.end(), [](char c) {
             return std::isdigit(static_cast<unsigned char>(c));
         })) {
-        unsigned long n = std::stoul(std::string(clause));
-        if (n > 0 && n <= args->size()) return (*args)[n - 1];
+        // preprocess.c eval_clause(): strtoul() saturates, so a number too large for any
+        // argument is no argument and is looked up as a variable, like any other name.
+        auto n = parse_integer(clause, IntegerSyntax::decimal);
+        if (n && *n > 0 && static_cast<std::size_t>(*n) <= args->size())
+            return (*args)[static_cast<std::size_t>(*n - 1)];
     }
     std::vector<std::string_view> parts;
     int nest = 0;
@@ -497,8 +499,11 @@ std::string Parser::assume_shell(const std::string& command) {
             std::vector<std::string> w;
             for (std::string s; words >> s;)
                 w.push_back(s);
-            std::size_t n = std::strtoul(command.c_str() + amp + 10, nullptr, 10);
-            return n >= 1 && n <= w.size() ? w[n - 1] : std::string{};
+            auto n =
+                parse_integer(std::string_view(command).substr(amp + 10), IntegerSyntax::decimal);
+            return n && *n >= 1 && static_cast<std::size_t>(*n) <= w.size()
+                       ? w[static_cast<std::size_t>(*n - 1)]
+                       : std::string{};
         }
     }
     auto contains = [&](const char* s) { return command.find(s) != std::string::npos; };

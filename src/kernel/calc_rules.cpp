@@ -75,7 +75,7 @@ constexpr std::array rows = {
     Rule{Topic::thp_min_free_kbytes, since(5, 16), 0,
          "recommended = min(pageblock_nr_pages * nr_zones * (2 + MIGRATE_PCPTYPES^2 = 9), "
          "nr_free_buffer_pages() / 20) pages in KiB; replaces min_free_kbytes when larger",
-         "mm/khugepaged.c set_recommended_min_free_kbytes() (late_initcall hugepage_init → "
+         "mm/khugepaged.c set_recommended_min_free_kbytes() (subsys_initcall hugepage_init → "
          "start_stop_khugepaged; read in 6.1.192, 6.12.117, 7.2.13)"},
     Rule{Topic::thp_small_memory, all_versions, 0,
          "totalram_pages() < 512 MiB: THP is switched off and khugepaged never starts",

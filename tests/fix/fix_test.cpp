@@ -79,6 +79,8 @@ TEST_CASE("the upstream example: 4 MiB becomes 32 MiB on 16K pages, every other 
     TempDir dir("seed");
     std::string path = dir / "seed-example.dts";
     fs::copy_file(seed, path);
+    // shared/ is read-only and the copy keeps its mode: fix refuses a read-only file.
+    fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
     std::string before = read_file(path);
 
     auto model = model_16k();

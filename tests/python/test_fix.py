@@ -21,7 +21,7 @@ pytestmark = needs(SEED)
 
 def test_plan_only_writes_nothing(tmp_path):
     board = tmp_path / "seed.dts"
-    shutil.copy(SEED, board)
+    shutil.copyfile(SEED, board)  # the content: shared/ is read-only, and so would the copy be
     before = board.read_bytes()
     got = cmalign.fix(str(board), configs=[CONFIG])
     assert [(e["old"], e["new"], e["property"]) for e in got["edits"]] == [
@@ -38,7 +38,7 @@ def test_plan_only_writes_nothing(tmp_path):
 
 def test_in_place_and_out(tmp_path):
     board = tmp_path / "seed.dts"
-    shutil.copy(SEED, board)
+    shutil.copyfile(SEED, board)  # the content: shared/ is read-only, and so would the copy be
     before = board.read_bytes()
     out = tmp_path / "out.dts"
     got = cmalign.fix(str(board), out=str(out), configs=[CONFIG])

@@ -79,6 +79,11 @@ struct ZoneResult {
     Watermarks watermarks;
     std::vector<std::uint64_t> lowmem_reserve; // one per zone type of the node
     std::uint64_t max_pages_per_lock = 0;      // batch << scale_max
+    // The most pages one batch free of high-order pages (free_high) frees under the lock:
+    // ≥ v6.7 min(count, batch << scale_max) = max_pages_per_lock; before (6.1) nr_pcp_free()
+    // returns the whole count, bounded only by pcp->high (high_max).
+    std::uint64_t max_pages_high_order_free = 0;
+    bool high_order_free_capped = true;
 };
 
 // One line of the explanation: which formula of which kernel file gave a number.

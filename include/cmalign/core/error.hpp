@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "cmalign/core/diagnostic.hpp"
 
@@ -17,5 +18,10 @@ public:
 private:
     Diagnostic diagnostic_;
 };
+
+// The one message every entry point (CLI main, C API, Python) prints for an exception that
+// escaped the library, a bug: "cmalign: internal error: WHAT (input: INPUT)", where INPUT names
+// what was being read (the command line, or the command and request).
+std::string internal_error_message(std::string_view what, std::string_view input);
 
 } // namespace cmalign

@@ -27,6 +27,8 @@ struct InputLimits {
     std::uint64_t properties = 2'000'000;        // device-tree properties in one input
     int kconfig_source_depth = 100;              // nested Kconfig `source`
     std::uint64_t kconfig_symbols = 200'000;     // Kconfig symbols in one tree
+    std::uint64_t errors = 20; // errors reported for one input file before reading it stops
+                               // (clang's -ferror-limit default; gcc's -fmax-errors)
 };
 
 // One row per limit: its --limit name, what it bounds and the largest value it may be raised to

@@ -73,11 +73,14 @@ private:
 // config-ignored-line (a "# CONFIG_X is not set" look-alike kconfig skips),
 // config-unquoted-value / config-trailing-blank (a value kconfig would drop; we keep it).
 // The rules and their confdata.c sources are in src/kconfig/line_parser.hpp.
-bool read_fragment(std::string_view text, const std::string& file, Config& into,
-                   Diagnostics& diags);
+// After `max_errors` errors, one more says so and reading stops (InputLimits::errors).
+bool read_fragment(std::string_view text, const std::string& file, Config& into, Diagnostics& diags,
+                   std::uint64_t max_errors = InputLimits{}.errors);
 
 // Reads a file from disk (unreadable file → error at "file"), then read_fragment().
-// A file over limits.file_bytes, or with a line over limits.line_bytes, is a located error.
+// A file over limits.file_bytes, or with a line over limits.line_bytes, is a located error;
+// so is binary data ("not a text file"). gzip, xz and zstd files (/proc/config.gz) and kernel
+// images built with CONFIG_IKCONFIG are read as the configuration they hold.
 bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags,
                         const InputLimits& limits = {});
 

@@ -1,0 +1,263 @@
+#include "cmalign/core/text_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <system_error>
+
+#include <fcntl.h>
+#include <lzma.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <fmt/format.h>
+
+namespace cmalign {
+
+namespace {
+
+// git's and grep's rule for "binary": a NUL byte among the first 8000 bytes.
+constexpr std::size_t sniff_bytes = 8000;
+
+constexpr std::string_view gzip_magic{"\x1f\x8b", 2};
+constexpr std::string_view xz_magic{"\xfd"
+                                    "7zXZ\0",
+                                    6};
+constexpr std::string_view zstd_magic{"\x28\xb5\x2f\xfd", 4};
+// scripts/extract-ikconfig (6.12): cf1='IKCFG_ST\037\213\010' — the marker, then gzip data.
+constexpr std::string_view ikconfig_marker{"IKCFG_ST\x1f\x8b\x08", 11};
+constexpr std::size_t ikconfig_marker_length = 8; // "IKCFG_ST"
+
+const char* compression_of(std::string_view data) {
+    if (data.starts_with(gzip_magic)) return "gzip";
+    if (data.starts_with(xz_magic)) return "xz";
+    if (data.starts_with(zstd_magic)) return "zstd";
+    return nullptr;
+}
+
+std::optional<std::size_t> first_nul(std::string_view data, std::size_t within) {
+    auto at = data.substr(0, within).find('\0');
+    if (at == std::string_view::npos) return std::nullopt;
+    return at;
+}
+
+Location location_of(const std::string& path, std::string_view text, std::size_t offset) {
+    auto clamp = [](std::size_t v) {
+        return static_cast<int>(std::min<std::size_t>(v, std::numeric_limits<int>::max()));
+    };
+    auto before = text.substr(0, offset);
+    std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    auto line_start = before.rfind('\n');
+    std::size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return {path, clamp(line), clamp(column)};
+}
+
+std::string too_large(const InputLimits& limits, std::string_view what) {
+    return fmt::format("{} is larger than {} bytes {}", what, limits.file_bytes,
+                       limit_hint("file-bytes"));
+}
+
+// Decompressed `data` (one format, concatenated streams as the tools accept them) within
+// limits.file_bytes; the error message otherwise.
+std::optional<std::string> gunzip(std::string_view data, const InputLimits& limits,
+                                  std::string& out, bool stop_at_end) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return "cannot start the gzip decoder";
+    struct End {
+        z_stream& z;
+        ~End() { inflateEnd(&z); }
+    } end{z};
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(data.size(), UINT32_MAX));
+    char buffer[1 << 16];
+    for (;;) {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof buffer;
+        int rc = inflate(&z, Z_NO_FLUSH);
+        std::size_t produced = sizeof buffer - z.avail_out;
+        if (out.size() + produced > limits.file_bytes) return too_large(limits, "the gzip data");
+        out.append(buffer, produced);
+        if (rc == Z_STREAM_END) {
+            // gzip(1) reads concatenated members; trailing zero padding is allowed too.
+            if (stop_at_end || z.avail_in == 0) return std::nullopt;
+            std::string_view rest(reinterpret_cast<const char*>(z.next_in), z.avail_in);
+            if (!rest.starts_with(gzip_magic)) return std::nullopt;
+            if (inflateReset(&z) != Z_OK) return "cannot restart the gzip decoder";
+            continue;
+        }
+        if (rc == Z_OK) continue;
+        if (rc == Z_BUF_ERROR && z.avail_in == 0) return "the gzip data is truncated";
+        return fmt::format("corrupt gzip data ({})", z.msg ? z.msg : "inflate failed");
+    }
+}
+
+std::optional<std::string> unxz(std::string_view data, const InputLimits& limits,
+                                std::string& out) {
+    lzma_stream s = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+        return "cannot start the xz decoder";
+    struct End {
+        lzma_stream& s;
+        ~End() { lzma_end(&s); }
+    } end{s};
+    s.next_in = reinterpret_cast<const std::uint8_t*>(data.data());
+    s.avail_in = data.size();
+    std::uint8_t buffer[1 << 16];
+    for (;;) {
+        s.next_out = buffer;
+        s.avail_out = sizeof buffer;
+        lzma_ret rc = lzma_code(&s, s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+        std::size_t produced = sizeof buffer - s.avail_out;
+        if (out.size() + produced > limits.file_bytes) return too_large(limits, "the xz data");
+        out.append(reinterpret_cast<const char*>(buffer), produced);
+        if (rc == LZMA_STREAM_END) return std::nullopt;
+        if (rc == LZMA_OK) continue;
+        if (rc == LZMA_BUF_ERROR) return "the xz data is truncated";
+        return fmt::format("corrupt xz data (liblzma error {})", static_cast<int>(rc));
+    }
+}
+
+std::optional<std::string> unzstd(std::string_view data, const InputLimits& limits,
+                                  std::string& out) {
+    ZSTD_DStream* z = ZSTD_createDStream();
+    if (!z) return "cannot start the zstd decoder";
+    struct End {
+        ZSTD_DStream* z;
+        ~End() { ZSTD_freeDStream(z); }
+    } end{z};
+    ZSTD_inBuffer in{data.data(), data.size(), 0};
+    char buffer[1 << 16];
+    for (;;) {
+        ZSTD_outBuffer o{buffer, sizeof buffer, 0};
+        std::size_t rc = ZSTD_decompressStream(z, &o, &in);
+        if (ZSTD_isError(rc)) return fmt::format("corrupt zstd data ({})", ZSTD_getErrorName(rc));
+        if (out.size() + o.pos > limits.file_bytes) return too_large(limits, "the zstd data");
+        out.append(buffer, o.pos);
+        // All input read and the output not full: the decoder holds nothing more. rc 0: the
+        // last frame is complete.
+        if (in.pos == in.size && o.pos < sizeof buffer) {
+            if (rc != 0) return "the zstd data is truncated";
+            break;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> decompress(const char* format, std::string_view data,
+                                      const InputLimits& limits, std::string& out) {
+    std::string_view f = format;
+    if (f == "gzip") return gunzip(data, limits, out, false);
+    if (f == "xz") return unxz(data, limits, out);
+    return unzstd(data, limits, out);
+}
+
+// The raw bytes: to EOF, or for a device/FIFO to its current end (EAGAIN on a non-blocking
+// descriptor). `sniff` decides on the first bytes whether to go on (binary junk stops early).
+struct RawRead {
+    std::string bytes;
+    bool stopped_early = false; // sniff said no: `bytes` holds the start only
+};
+
+std::optional<TextFileError> read_raw(const std::string& path, const InputLimits& limits,
+                                      const TextFileOptions& options, RawRead& raw) {
+    auto failure = [&](int error_number) {
+        return TextFileError{{path, 0, 0},
+                             fmt::format("cannot read {}: {}", options.what,
+                                         std::generic_category().message(error_number))};
+    };
+    // O_NONBLOCK: a FIFO opens without a writer, and a device read ends at its current end.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return failure(errno);
+    struct Close {
+        int fd;
+        ~Close() { ::close(fd); }
+    } close_fd{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return failure(errno);
+    if (S_ISDIR(st.st_mode)) return failure(EISDIR);
+    const bool regular = S_ISREG(st.st_mode);
+    if (regular && st.st_size > 0)
+        raw.bytes.reserve(static_cast<std::size_t>(
+            std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), limits.file_bytes)));
+    char buffer[1 << 16];
+    bool sniffed = false;
+    for (;;) {
+        ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break; // the current end
+            // /dev/kmsg: records were overwritten since the last read; the next read goes on.
+            if (errno == EPIPE && S_ISCHR(st.st_mode)) continue;
+            return failure(errno);
+        }
+        if (raw.bytes.size() + static_cast<std::size_t>(n) > limits.file_bytes)
+            return TextFileError{{path, 0, 0}, too_large(limits, "file")};
+        raw.bytes.append(buffer, static_cast<std::size_t>(n));
+        // Binary junk stops the read at once: a device like /dev/urandom never ends, and an
+        // 80 MB binary is not read whole to say it is not text. A regular file that may hold a
+        // compressed configuration or a kernel image is read whole (within file-bytes).
+        if (!sniffed && (raw.bytes.size() >= sniff_bytes || !regular)) {
+            sniffed = true;
+            bool maybe_packed = options.decompress && (compression_of(raw.bytes) || regular);
+            if (!maybe_packed && first_nul(raw.bytes, sniff_bytes)) {
+                raw.stopped_early = true;
+                return std::nullopt;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<TextFileError> read_text_file(const std::string& path, const InputLimits& limits,
+                                            const TextFileOptions& options, TextFile& out) {
+    RawRead raw;
+    if (auto error = read_raw(path, limits, options, raw)) return error;
+    out.text = std::move(raw.bytes);
+    out.unpacked_from.clear();
+    if (options.decompress && !raw.stopped_early) {
+        if (const char* format = compression_of(out.text)) {
+            std::string unpacked;
+            if (auto error = decompress(format, out.text, limits, unpacked))
+                return TextFileError{{path, 0, 0}, *error};
+            out.text = std::move(unpacked);
+            out.unpacked_from = format;
+        }
+        if (first_nul(out.text, sniff_bytes)) {
+            if (auto at = out.text.find(ikconfig_marker); at != std::string::npos) {
+                std::string config;
+                auto gz = std::string_view(out.text).substr(at + ikconfig_marker_length);
+                if (auto error = gunzip(gz, limits, config, true))
+                    return TextFileError{
+                        {path, 0, 0}, fmt::format("the kernel image's IKCONFIG data: {}", *error)};
+                out.text = std::move(config);
+                out.unpacked_from += out.unpacked_from.empty() ? "IKCONFIG" : ", IKCONFIG";
+            }
+        }
+    }
+    if (auto nul = first_nul(out.text, sniff_bytes)) {
+        if (!out.unpacked_from.empty()) // the location would be in bytes nobody can see
+            return TextFileError{{path, 0, 0},
+                                 fmt::format("not a text file: the {} data holds a NUL byte at "
+                                             "offset {}",
+                                             out.unpacked_from, *nul)};
+        std::string hint = options.decompress
+                               ? " (gzip, xz and zstd files and kernel images with IKCONFIG are "
+                                 "read; this is none of them)"
+                               : "";
+        return TextFileError{location_of(path, out.text, *nul),
+                             fmt::format("not a text file: a NUL byte at offset {}{}", *nul, hint)};
+    }
+    if (auto long_line = first_line_over(out.text, limits.line_bytes))
+        return TextFileError{long_line_location(path, *long_line, limits),
+                             long_line_message(*long_line, limits)};
+    return std::nullopt;
+}
+
+} // namespace cmalign
