@@ -500,7 +500,7 @@ json boot_check_command(Request& r) {
     request.save_dtb = r.string("save_dtb");
     request.stop_early = r.flag("stop_early");
     r.finish();
-    if (!board || !kernel) fail("boot-check: 'board' and 'kernel' are required");
+    if (!board || !kernel) fail("boot_check: 'board' and 'kernel' are required");
     request.board = *board;
     request.kernel_image = *kernel;
     auto outcome = run_boot_check(request);
@@ -540,7 +540,7 @@ constexpr Command commands[] = {
     {"pcp", pcp_command},
     {"heap", heap_command},
     {"explain", explain_command},
-    {"boot-check", boot_check_command},
+    {"boot_check", boot_check_command},
     {"calc", calc_command},
     {"table", table_command},
     {"config", config_command},

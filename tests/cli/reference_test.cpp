@@ -61,8 +61,14 @@ TEST_CASE("every command and option of the definitions is on the command line, w
         CAPTURE(generator);
         auto out = cli(generator);
         CHECK(out.exit_code == 0);
-        for (const auto& command : cmalign::command_definitions())
-            CHECK(out.out.find(std::string(command.name)) != std::string::npos);
+        for (const auto& command : cmalign::command_definitions()) {
+            // roff writes a hyphen as "\-" (boot-check).
+            std::string name(command.name), escaped;
+            for (char c : name)
+                escaped += c == '-' ? std::string("\\-") : std::string(1, c);
+            CHECK((out.out.find(name) != std::string::npos ||
+                   out.out.find(escaped) != std::string::npos));
+        }
     }
 }
 

@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 c++ -shared -o "$work/libcmalign.so" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
-    -Wl,--version-script="$source/cmake/cmalign.map" -Wl,-soname,libcmalign.so.0.1 -lfmt -lfdt -pthread
+    -Wl,--version-script="$source/cmake/cmalign.map" -Wl,-soname,libcmalign.so.0.1 -lfmt -lfdt -lz -llzma -lzstd -pthread
 nm -D --defined-only -C "$work/libcmalign.so" | awk '{ $1 = ""; $2 = ""; sub(/^ +/, ""); print }' \
     >"$work/symbols"
 total=$(wc -l <"$work/symbols")
