@@ -530,28 +530,10 @@ struct Command {
     json (*run)(Request&);
 };
 constexpr Command commands[] = {
-    {"calc", calc_command},
-    {"table", table_command},
-    {"config", config_command},
-    {"check", check_command},
-    {"tree", tree_command},
-    {"fix", fix_command},
-    {"suggest", suggest_command},
-    {"pcp", pcp_command},
-    {"heap", heap_command},
-    {"explain", explain_command},
-    {"boot_check", boot_check_command},
-    {"calc", calc_command},
-    {"table", table_command},
-    {"config", config_command},
-    {"check", check_command},
-    {"tree", tree_command},
-    {"fix", fix_command},
-    {"suggest", suggest_command},
-    {"pcp", pcp_command},
-    {"heap", heap_command},
-    {"map", map_command},
-    {"explain", explain_command},
+    {"calc", calc_command},       {"table", table_command},     {"config", config_command},
+    {"check", check_command},     {"tree", tree_command},       {"fix", fix_command},
+    {"suggest", suggest_command}, {"pcp", pcp_command},         {"heap", heap_command},
+    {"map", map_command},         {"explain", explain_command}, {"boot_check", boot_check_command},
 };
 
 } // namespace

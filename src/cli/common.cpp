@@ -77,15 +77,6 @@ std::vector<std::string> split(std::string_view text, char separator) {
     return out;
 }
 
-std::vector<std::string> names_of(const CLI::Option& o) {
-    std::vector<std::string> out;
-    for (const auto& n : o.get_snames())
-        out.push_back("-" + n);
-    for (const auto& n : o.get_lnames())
-        out.push_back("--" + n);
-    return out;
-}
-
 const OptionDefinition* definition_of(const CommandDefinition& command, const CLI::Option& o) {
     for (const auto& row : command.options) {
         if (row.surface == Surface::api) continue;
@@ -292,6 +283,31 @@ void print_diagnostics(const Diagnostics& diags) {
     for (auto severity : {Severity::error, Severity::warning, Severity::note})
         for (const auto& d : diags.items())
             if (d.severity == severity) std::cerr << format_gcc(d) << '\n';
+}
+
+std::vector<std::string> names_of(const CLI::Option& o) {
+    std::vector<std::string> out;
+    for (const auto& n : o.get_snames())
+        out.push_back("-" + n);
+    for (const auto& n : o.get_lnames())
+        out.push_back("--" + n);
+    return out;
+}
+
+void register_commands(CLI::App& app, ExitCode& exit_code) {
+    register_calc(app, exit_code);
+    register_table(app, exit_code);
+    register_config(app, exit_code);
+    register_check(app, exit_code);
+    register_tree(app, exit_code);
+    register_fix(app, exit_code);
+    register_suggest(app, exit_code);
+    register_pcp(app, exit_code);
+    register_heap(app, exit_code);
+    register_map(app, exit_code);
+    register_explain(app, exit_code);
+    register_boot_check(app, exit_code);
+    add_manual(app);
 }
 
 } // namespace cmalign::cli

@@ -66,6 +66,10 @@ void register_boot_check(CLI::App& app, ExitCode& exit_code);
 // --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
 // generators (manual.cpp). Call after every command is registered.
 void add_manual(CLI::App& app);
+// Every command above and the manual generators: what the program offers (main and fuzz_argv).
+void register_commands(CLI::App& app, ExitCode& exit_code);
+// An option's names as typed: "-c", "--config".
+std::vector<std::string> names_of(const CLI::Option& o);
 
 // -I, -D
 void add_tree_options(CLI::App& cmd, TreeOptions& options);

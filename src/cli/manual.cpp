@@ -89,15 +89,6 @@ std::vector<std::string> choices(const CLI::Option& o) {
     return out;
 }
 
-std::vector<std::string> option_names(const CLI::Option& o) {
-    std::vector<std::string> out;
-    for (const auto& n : o.get_snames())
-        out.push_back("-" + n);
-    for (const auto& n : o.get_lnames())
-        out.push_back("--" + n);
-    return out;
-}
-
 std::vector<const CLI::App*> commands(const CLI::App& app) {
     return app.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); });
 }
@@ -145,7 +136,7 @@ void print_man(const CLI::App& app) {
                 out << "\\fI" << roff(o->get_name(true)) << "\\fR\n";
             } else {
                 std::string names;
-                for (const auto& n : option_names(*o))
+                for (const auto& n : names_of(*o))
                     names += (names.empty() ? "" : ", ") + ("\\fB" + roff(n) + "\\fR");
                 if (o->get_type_size_max() > 0 && !o->get_type_name().empty())
                     names += " \\fI" + roff(o->get_type_name()) + "\\fR";
@@ -214,7 +205,7 @@ void print_bash_completion(const CLI::App& app) {
         std::string value_cases;
         for (const auto* o : visible_options(*cmd)) {
             if (!o->nonpositional()) continue;
-            auto n = option_names(*o);
+            auto n = names_of(*o);
             opts.insert(opts.end(), n.begin(), n.end());
             if (o->get_type_size_max() == 0) continue;
             if (takes_directory(*o)) dirs.insert(dirs.end(), n.begin(), n.end());
@@ -281,7 +272,7 @@ void print_zsh_completion(const CLI::App& app) {
             }
             bool repeat = o->get_expected_max() > 1 ||
                           o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
-            for (const auto& n : option_names(*o))
+            for (const auto& n : names_of(*o))
                 out << "            '" << (repeat ? "*" : "") << n << "["
                     << zsh_quote(o->get_description()) << "]" << action << "' \\\n";
         }
