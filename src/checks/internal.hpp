@@ -43,7 +43,7 @@ extern const CheckInfo reserved_memory_format, property_length, zero_size, cell_
 extern const CheckInfo cma_disabled, cma_base_alignment, cma_size_alignment, cma_alloc_ranges,
     cma_default, cma_areas;
 // placement.cpp
-extern const CheckInfo reusable_no_map, coherent_no_map, overlap, outside_memory,
+extern const CheckInfo reusable_no_map, coherent_no_map, restricted_pool, overlap, outside_memory,
     outside_memory_device;
 // cmdline.cpp
 extern const CheckInfo cmdline_cma, cmdline_params;

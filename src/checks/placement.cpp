@@ -41,6 +41,8 @@ void check_reusable_no_map(const Context& ctx, Findings& out) {
                                 "prints \"OF: reserved mem: node {} compatible matching fail\" and "
                                 "gives the memory back to the page allocator (no pool)",
                                 r.name));
+        else if (r.declared_kind == Kind::restricted)
+            continue; // restricted-pool: rmem_swiotlb_setup() refuses both flags
         else
             // Not a pool: the kernel marks it no-map, ignores `reusable` and only lists it
             // ("OF: reserved mem: 0x…..0x… (… KiB) nomap reusable <name>"): nothing is lost.
@@ -77,6 +79,73 @@ void check_coherent_no_map(const Context& ctx, Findings& out) {
 extern const CheckInfo coherent_no_map{"coherent-no-map", Severity::error, true,
                                        "on arm a non-reusable shared-dma-pool needs no-map",
                                        check_coherent_no_map};
+
+// restricted-pool: "restricted-dma-pool" is claimed only by kernel/dma/swiotlb.c
+// rmem_swiotlb_setup(), built with CONFIG_DMA_RESTRICTED_POOL (v5.15 on). Without it no handler
+// matches: the region stays reserved, rmem->ops stays NULL, so of_reserved_mem_device_init()
+// fails with -EINVAL for every device naming it, and the kernel prints nothing but the region's
+// "… map non-reusable <name>" line. With it, `reusable`, `no-map`, `linux,cma-default` or
+// `linux,dma-default` make the handler return -EINVAL: "compatible matching fail", memory freed.
+// A configuration that does not mention the option gets Kconfig's answer, n (nothing selects it).
+
+void check_restricted_pool(const Context& ctx, Findings& out) {
+    const auto& m = ctx.model;
+    const auto& rules = kernel::restricted_pool_rules(m.version);
+    // The "<base>..<end> (<n> KiB) map non-reusable <name>" listing came with the v6.12 rows.
+    bool listed = kernel::reserved_mem_rules(m.version).restructured;
+    auto lost = [listed](const Region& r) {
+        return fmt::format("the region stays reserved but there is no pool: the kernel prints no "
+                           "error ({}) and of_reserved_mem_device_init() fails with -EINVAL for "
+                           "every device that uses it",
+                           listed
+                               ? fmt::format("only the \"… map non-reusable {}\" listing", r.name)
+                               : "nothing at all");
+    };
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.declared_kind != Kind::restricted || r.disabled || !r.accepted_by_parser) continue;
+        if (!rules.handler) {
+            out.add(Severity::error, r.where, r.path,
+                    fmt::format("{} is a restricted-dma-pool, which {} has no handler for "
+                                "(rmem_swiotlb_setup() came with v5.15): {}",
+                                r.name, kernel_name(m), lost(r)));
+            continue;
+        }
+        if (!m.dma_restricted_pool.value_or(false)) {
+            out.add(Severity::error, r.where, r.path,
+                    fmt::format("{} is a restricted-dma-pool but CONFIG_DMA_RESTRICTED_POOL {}, "
+                                "so rmem_swiotlb_setup() (kernel/dma/swiotlb.c) is not built: {} "
+                                "({})",
+                                r.name,
+                                m.dma_restricted_pool
+                                    ? "is not set"
+                                    : "is not in the inputs (taken as not set: its Kconfig "
+                                      "default is n and nothing selects it)",
+                                lost(r), kernel_name(m)));
+            continue;
+        }
+        std::vector<std::string> refused;
+        if (r.reusable) refused.emplace_back("`reusable`");
+        if (r.no_map) refused.emplace_back("`no-map`");
+        if (r.cma_default) refused.emplace_back("`linux,cma-default`");
+        if (r.dma_default) refused.emplace_back("`linux,dma-default`");
+        if (refused.empty()) continue;
+        out.add(Severity::error, r.where, r.path,
+                fmt::format("restricted-dma-pool with {}: rmem_swiotlb_setup() "
+                            "(kernel/dma/swiotlb.c) refuses it with -EINVAL, so the kernel prints "
+                            "\"OF: reserved mem: node {} compatible matching fail\" and gives "
+                            "the memory back (no pool)",
+                            fmt::join(refused, " and "), r.name));
+    }
+}
+
+extern const CheckInfo restricted_pool{
+    "restricted-pool",
+    Severity::error,
+    true,
+    "a restricted-dma-pool needs CONFIG_DMA_RESTRICTED_POOL (v5.15+) and none of reusable, "
+    "no-map, linux,cma-default, linux,dma-default",
+    check_restricted_pool,
+    &reserved_memory_well_formed};
 
 // overlap: __rmem_check_for_overlap() over the saved (first-tuple) static regions.
 

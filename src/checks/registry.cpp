@@ -51,6 +51,7 @@ const std::vector<CheckInfo>& in_order() {
         cma_disabled,
         reusable_no_map,
         coherent_no_map,
+        restricted_pool,
         cma_base_alignment,
         cma_size_alignment,
         cma_alloc_ranges,

@@ -51,6 +51,10 @@ void Deriver::resolve_cma() {
         m_.dma_declare_coherent = *b;
     else if (complete)
         m_.dma_declare_coherent = false;
+    if (auto b = flag("DMA_RESTRICTED_POOL"))
+        m_.dma_restricted_pool = *b;
+    else if (complete)
+        m_.dma_restricted_pool = false;
     const auto* row = rules::find(rules::cma_areas_rules(), m_.version);
     if (m_.cma) {
         int areas = 0;

@@ -32,7 +32,25 @@ constexpr std::array<ReservedMemRules, 5> rows{{
      "[likely v7.2])"},
 }};
 
+constexpr std::array<RestrictedPoolRules, 2> restricted_rows{{
+    {rules::until(5, 14), false,
+     "no restricted-dma-pool in kernel/dma/swiotlb.c or kernel/dma/Kconfig (read in 5.10.223)"},
+    // "swiotlb: Add restricted DMA pool initialization" (Claire Chang, merged for v5.15).
+    {rules::since(5, 15), true,
+     "kernel/dma/swiotlb.c rmem_swiotlb_setup(), RESERVEDMEM_OF_DECLARE(dma, "
+     "\"restricted-dma-pool\") under CONFIG_DMA_RESTRICTED_POOL (v5.15 [likely]; read in "
+     "6.1.192, 6.12.117 and 7.2.13)"},
+}};
+
 } // namespace
+
+std::span<const RestrictedPoolRules> restricted_pool_rows() {
+    return restricted_rows;
+}
+
+const RestrictedPoolRules& restricted_pool_rules(const KernelVersion& version) {
+    return *rules::find(restricted_pool_rows(), version);
+}
 
 bool coherent_pool_needs_no_map(Arch arch) {
     return rules::info(arch).coherent_needs_no_map;

@@ -125,6 +125,7 @@ std::vector<KernelVersion> rule_boundaries(Arch arch) {
     // of_flat_dt_get_addr_size_prop(); v7.1 [likely] declines with -ENODEV (a reusable no-map
     // pool stays reserved); v7.2 [likely] reserves only the first reg tuple.
     add_firsts(reserved_mem_rows(), firsts);
+    add_firsts(restricted_pool_rows(), firsts); // v5.15: restricted-dma-pool handler
     std::vector<KernelVersion> out;
     for (const auto& f : firsts)
         if (f >= oldest_modelled_version() && f <= newest_modelled_version()) out.push_back(f);

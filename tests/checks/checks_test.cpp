@@ -650,3 +650,44 @@ TEST_CASE("the alignment is explained by the formula that produced it") {
     CHECK(contains(f[0].message, "PAGE_SIZE 4 KiB << max order 10"));
     CHECK_FALSE(contains(f[0].message, "pageblock_order 9"));
 }
+
+TEST_CASE("restricted-pool: the handler needs v5.15 and CONFIG_DMA_RESTRICTED_POOL") {
+    auto pool = node("restricted@50000000", {str("compatible", {"restricted-dma-pool"}),
+                                             cells("reg", {0, 0x50000000, 0, 0x400000})});
+    auto m = arm64_612(4096);
+    m.dma_restricted_pool = true;
+    CHECK(findings(check_tree(board({pool}), m), "restricted-pool").empty());
+
+    // Not set in a complete .config: the region stays reserved, no pool, no error printed.
+    m.dma_restricted_pool = false;
+    auto f = findings(check_tree(board({pool}), m), "restricted-pool");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "CONFIG_DMA_RESTRICTED_POOL is not set"));
+    CHECK(contains(f[0].message, "\"… map non-reusable restricted@50000000\""));
+    // Not in the inputs: Kconfig's default n, said so, never "no findings".
+    m.dma_restricted_pool.reset();
+    auto g = findings(check_tree(board({pool}), m), "restricted-pool");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "not in the inputs"));
+
+    // 5.10 has no handler whatever the configuration; 6.1 prints no listing line.
+    m.dma_restricted_pool = true;
+    m.version = *KernelVersion::parse("5.10.223");
+    auto old = findings(check_tree(board({pool}), m), "restricted-pool");
+    REQUIRE(old.size() == 1);
+    CHECK(contains(old[0].message, "v5.15"));
+    CHECK(contains(old[0].message, "nothing at all"));
+    m.version = *KernelVersion::parse("6.1");
+    CHECK(findings(check_tree(board({pool}), m), "restricted-pool").empty());
+
+    // With the handler, reusable/no-map/linux,*-default make it return -EINVAL.
+    pool.properties.push_back(flag("reusable"));
+    pool.properties.push_back(flag("no-map"));
+    auto r = check_tree(board({pool}), m);
+    auto h = findings(r, "restricted-pool");
+    REQUIRE(h.size() == 1);
+    CHECK(contains(h[0].message, "`reusable` and `no-map`"));
+    CHECK(contains(h[0].message, "node restricted@50000000 compatible matching fail"));
+    CHECK(findings(r, "reusable-no-map").empty()); // not also a note that nothing is lost
+}

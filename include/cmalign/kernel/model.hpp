@@ -70,6 +70,9 @@ struct Model {
     // CONFIG_DMA_DECLARE_COHERENT (kernel/dma/coherent.c, rmem_dma_setup()); nullopt when a
     // defconfig or fragment does not say (Kconfig selects it per arch).
     std::optional<bool> dma_declare_coherent;
+    // CONFIG_DMA_RESTRICTED_POOL (kernel/dma/swiotlb.c, rmem_swiotlb_setup()); nullopt when a
+    // defconfig or fragment does not say (Kconfig default n, nothing selects it).
+    std::optional<bool> dma_restricted_pool;
     int cma_areas = 0;                          // MAX_CMA_AREAS as the version defines it
     std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
     bool phys_addr_64bit = true;

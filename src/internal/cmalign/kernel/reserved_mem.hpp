@@ -39,6 +39,16 @@ struct ReservedMemRules {
 const ReservedMemRules& reserved_mem_rules(const KernelVersion& version);
 std::span<const ReservedMemRules> reserved_mem_rows();
 
+// Whether the version has a "restricted-dma-pool" handler at all (kernel/dma/swiotlb.c
+// rmem_swiotlb_setup(), built only with CONFIG_DMA_RESTRICTED_POOL).
+struct RestrictedPoolRules {
+    VersionRange versions;
+    bool handler;
+    const char* source;
+};
+const RestrictedPoolRules& restricted_pool_rules(const KernelVersion& version);
+std::span<const RestrictedPoolRules> restricted_pool_rows();
+
 // Whether the arch's coherent allocator refuses a non-reusable shared-dma-pool without no-map
 // (kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only).
 bool coherent_pool_needs_no_map(Arch arch);
