@@ -80,6 +80,7 @@ std::optional<NodeOutcome> outcome_of(Event e) {
     case Event::incorrect_alignment:
         return NodeOutcome::rejected;
     case Event::bypass_cmdline:
+    case Event::skipping_cma_default:
         return NodeOutcome::bypassed;
     case Event::unable_to_setup:
     case Event::matching_fail:
@@ -239,6 +240,17 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
         if (auto o = outcome_of(m.event); o && strength(*o) > strength(n.outcome)) n.outcome = *o;
     };
     for (const auto& m : out.log.messages) {
+        if (m.event == Event::skipping_cma_default) {
+            // About the board's linux,cma-default pool, which the line does not name.
+            bool any = false;
+            for (std::size_t i = 0; i < out.nodes.size(); ++i)
+                if (result.reservations.regions[i].cma_default) {
+                    attach(out.nodes[i], m);
+                    any = true;
+                }
+            if (!any) out.unmatched.push_back(m);
+            continue;
+        }
         if (bootlog::names_no_node(m.event)) {
             pending.push_back(m);
             continue;

@@ -79,6 +79,14 @@ const std::vector<Format>& formats() {
                       FDT_OR_RMEM "Reserved memory: unsupported node format, ignoring"));
         t.push_back(f(E::no_reserved_memory, "no-reserved-memory", ofrm,
                       RMEM "Reserved memory: No reserved-memory node in the DT"));
+        t.push_back(f(E::only_first_reg, "only-first-reg", ofrm,
+                      RMEM "Reserved memory: node '([^']*)' has \\d+ <base size> entries, only the "
+                           "first is used"));
+        t.back().node = 1;
+        t.push_back(f(E::skipping_cma_default, "skipping-cma-default",
+                      "drivers/of/of_reserved_mem.c (v6.19), kernel/dma/contiguous.c (v7.1)",
+                      "Skipping dt linux,cma-default (?:node in favor )?for \"cma=\" kernel "
+                      "param\\."));
         t.push_back(f(E::bypass_cmdline, "bypass", contig,
                       "Reserved memory: bypass " NODE " node, using cmdline CMA params instead"));
         t.back().node = 1;
@@ -108,7 +116,8 @@ const std::vector<Format>& formats() {
                       "cma: CMA area " NODE " could not be activated"));
         t.back().node = 1;
         t.push_back(f(E::cmdline_reserved, "cma-reserved", cma,
-                      "cma: Reserved (\\d+) MiB at " PA "(?: on node -?\\d+)?"));
+                      "cma: Reserved (\\d+) MiB (?:at " PA
+                      "(?: on node -?\\d+)?|in \\d+ ranges?)"));
         t.back().mib = 1, t.back().base = 2;
         t.push_back(f(E::cmdline_failed, "cma-failed-to-reserve", cma,
                       "cma: Failed to reserve (\\d+) MiB(?: on node -?\\d+)?"));
@@ -167,7 +176,8 @@ std::string clean(std::string_view line) {
 bool may_matter(std::string_view s) {
     return s.find("eserved") != std::string_view::npos ||
            s.find("cma: ") != std::string_view::npos ||
-           s.find("overlaps with") != std::string_view::npos;
+           s.find("overlaps with") != std::string_view::npos ||
+           s.find("Skipping dt linux,cma-default") != std::string_view::npos;
 }
 
 void match_line(std::string_view piece, std::size_t line_number, const std::string& text,

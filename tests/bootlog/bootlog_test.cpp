@@ -41,6 +41,8 @@ std::string kernel_format(const std::string& tree, const std::string& file,
     }
     REQUIRE_MESSAGE(at != std::string::npos, key << " not in a format of " << tree << "/" << file);
     auto close = src.find('"', at);
+    while (close != std::string::npos && src[close - 1] == '\\') // an escaped quote: \"cma=\"
+        close = src.find('"', close + 1);
     REQUIRE(close != std::string::npos);
     std::string literal = src.substr(open + 1, close - open - 1);
     std::string text;
@@ -475,4 +477,28 @@ TEST_CASE("lines that only look alike are not messages") {
                                 "my-app: node foo compatible matching fail\n");
     CHECK(parsed.messages.empty());
     CHECK_FALSE(parsed.version);
+}
+
+TEST_CASE("v7.2's own lines: one reg tuple used, the cma= skip, a cma= area of several ranges") {
+    auto first = expand(kernel_format("7.2", ofrm, "only the first is used"), {"fw@42000000", "2"});
+    auto skip = kernel_format("7.2", "kernel/dma/contiguous.c", "Skipping dt linux,cma-default");
+    auto ranges = expand(kernel_format("7.2", "mm/cma.c", "Reserved %lu MiB in"), {"64", "2", "s"});
+    // v6.19–v7.0 printed the skip from __reserved_mem_reserve_reg() in of_reserved_mem.c, in
+    // shorter words (no such tree here: the format as that file and the v7.1 patch removing it
+    // spell it).
+    std::string old_skip = "OF: reserved mem: Skipping dt linux,cma-default for \"cma=\" kernel "
+                           "param.";
+    std::string log = "Linux version 7.2.13-arm64 (gcc-15) #1 SMP\n[ 0.1] " + first + "\n[ 0.2] " +
+                      skip + "\n[ 0.3] " + ranges + "\n[ 0.4] " + old_skip + "\n";
+    CAPTURE(log);
+    auto parsed = cmalign::bootlog::parse(log);
+    REQUIRE(parsed.messages.size() == 4);
+    CHECK(parsed.messages[0].event == Event::only_first_reg);
+    CHECK(parsed.messages[0].nodes == std::vector<std::string>{"fw@42000000"});
+    CHECK(parsed.messages[1].event == Event::skipping_cma_default);
+    CHECK(parsed.messages[1].nodes.empty());
+    CHECK(parsed.messages[2].event == Event::cmdline_reserved);
+    CHECK(parsed.messages[2].bytes == 64u << 20);
+    CHECK_FALSE(parsed.messages[2].base);
+    CHECK(parsed.messages[3].event == Event::skipping_cma_default);
 }

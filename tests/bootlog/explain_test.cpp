@@ -224,3 +224,28 @@ TEST_CASE("the version comes from the log, else --kernel-version or the config h
     missing.board = board;
     CHECK(run_explain(missing).exit_code() == ExitCode::input_error);
 }
+
+TEST_CASE("the cma= skip line (v6.19, v7.1) names no node: it is the linux,cma-default pool's") {
+    auto dts = write_log("default.dts",
+                         "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                         "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 "
+                         "0x40000000>; };\n"
+                         "reserved-memory { #address-cells = <2>; #size-cells = <2>; ranges;\n"
+                         "linux,cma { compatible = \"shared-dma-pool\"; reusable; size = <0 "
+                         "0x4000000>; linux,cma-default; };\n"
+                         "other@50000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                         "0x50000000 0 0x2000000>; }; }; };\n");
+    ExplainRequest request;
+    request.board = dts;
+    request.config.config_files = {config_4k};
+    request.log_path = write_log("skip.log", "Linux version 7.2.13-arm64 (x) #1\n"
+                                             "Skipping dt linux,cma-default node in favor for "
+                                             "\"cma=\" kernel param.\n"
+                                             "cma: Reserved 64 MiB in 2 ranges\n");
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    CHECK(node(o, "linux,cma").outcome == NodeOutcome::bypassed);
+    CHECK(node(o, "linux,cma").log.size() == 1);
+    CHECK(node(o, "other@50000000").outcome == NodeOutcome::absent);
+    CHECK(node(o, "other@50000000").log.empty());
+}

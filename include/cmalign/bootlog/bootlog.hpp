@@ -39,6 +39,13 @@ enum class Event {
     invalid_reg,        // "Reserved memory: invalid reg property in '%s', skipping node."
     unsupported_format, // "Reserved memory: unsupported node format, ignoring"
     no_reserved_memory, // "Reserved memory: No reserved-memory node in the DT" (v6.12)
+    only_first_reg, // "Reserved memory: node '%s' has %d <base size> entries, only the first …"
+                    // (v7.2)
+    // A linux,cma-default pool that cma= replaces, never reserved: "OF: reserved mem: Skipping dt
+    // linux,cma-default for \"cma=\" kernel param." (v6.19–v7.0), "Skipping dt linux,cma-default
+    // node in favor for \"cma=\" kernel param." (kernel/dma/contiguous.c, v7.1). Names no node:
+    // it is about the board's linux,cma-default pool.
+    skipping_cma_default,
     // kernel/dma/contiguous.c, rmem part (no prefix)
     bypass_cmdline,      // "Reserved memory: bypass %s node, using cmdline CMA params instead"
     incorrect_alignment, // "Reserved memory: incorrect alignment of CMA region"
@@ -53,7 +60,8 @@ enum class Event {
     // mm/cma.c ("cma: ")
     not_enough_slots,   // "Not enough slots for CMA reserved regions!"
     not_activated,      // "CMA area %s could not be activated"
-    cmdline_reserved,   // "Reserved %ld MiB at %pa" (v6.1) / "… on node %d" (v6.12)
+    cmdline_reserved,   // "Reserved %ld MiB at %pa" (v6.1) / "… on node %d" (v6.12) /
+                        // "Reserved %lu MiB in %d range%s" (v7.2, no base)
     cmdline_failed,     // "Failed to reserve %ld MiB" (v6.1) / "… on node %d" (v6.12)
     cmdline_misaligned, // "Region at %pa must be aligned to %pa bytes"
     cmdline_size_limit, // "Size (%pa) of region at %pa exceeds limit (%pa)"
