@@ -1,0 +1,1 @@
+../../../examples/boards/acme-memory.h
