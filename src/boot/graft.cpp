@@ -120,6 +120,74 @@ std::vector<std::uint8_t> arm64_stub(std::uint64_t dtb, std::uint64_t entry) {
     return out;
 }
 
+std::vector<std::uint8_t> arm_stub(std::uint64_t dtb, std::uint64_t entry) {
+    // mov r0, #0; mvn r1, #0; ldr r2, =dtb; ldr pc, =entry (arch/arm/booting.rst: r0 = 0,
+    // r1 = machine type, ignored with a DTB; r2 = the DTB's physical address; SVC, MMU off).
+    const std::uint32_t code[] = {0xe3a00000,
+                                  0xe3e01000,
+                                  0xe59f2004,
+                                  0xe59ff004,
+                                  0,
+                                  static_cast<std::uint32_t>(dtb),
+                                  static_cast<std::uint32_t>(entry)};
+    std::vector<std::uint8_t> out;
+    for (auto c : code)
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
+    return out;
+}
+
+struct Placement {
+    std::uint64_t kernel = 0, dtb = 0, stub = 0;
+};
+
+// Where the image, the DTB and the stub go: the lowest place in the banks that keeps every
+// reservation (`busy`) free and loads nothing over QEMU's own DTB (`qemu_dtb`).
+//  arm64: the Image at a 2 MiB boundary + text_offset, then the DTB, the stub 1 MiB above it.
+//  arm: a zImage decompresses itself to (its address & ~(128 MiB - 1)) + 0x8000
+//       (AUTO_ZRELADDR), so the region starts at a 128 MiB boundary; the zImage goes above
+//       room for the decompressed kernel (booting.rst: "above 32MiB"), then the DTB and stub.
+std::optional<Placement> place(kernel::Arch arch, const std::vector<Interval>& banks,
+                               const std::vector<Interval>& busy, const Interval& qemu_dtb,
+                               const GraftOptions& options) {
+    const bool arm = arch == kernel::Arch::arm;
+    const std::uint64_t align = arm ? std::uint64_t{128} << 20 : two_mib;
+    // arm: the decompressed kernel (with its bss) stays below 4 × the zImage in practice.
+    const std::uint64_t kernel_span =
+        arm ? std::max<std::uint64_t>(std::uint64_t{32} << 20,
+                                      round_up(4 * options.image_size, two_mib))
+            : round_up(options.text_offset + options.image_size, two_mib);
+    // arm: the zImage itself, its stack and heap (decompressor) before the DTB.
+    const std::uint64_t loaded =
+        arm ? round_up(options.image_size + (std::uint64_t{1} << 20), two_mib) : 0;
+    const std::uint64_t need = kernel_span + loaded + two_mib; // then the DTB and the stub
+    auto overlaps = [](const Interval& x, std::uint64_t b, std::uint64_t e) {
+        return x.begin < e && b < x.end;
+    };
+    for (const auto& b : banks) {
+        std::vector<std::uint64_t> candidates{round_up(b.begin, align)};
+        for (const auto& x : busy)
+            if (x.end > b.begin && x.end < b.end) candidates.push_back(round_up(x.end, align));
+        if (qemu_dtb.end > b.begin && qemu_dtb.end < b.end)
+            candidates.push_back(round_up(qemu_dtb.end, align));
+        std::sort(candidates.begin(), candidates.end());
+        for (auto c : candidates) {
+            if (c + need > b.end) continue;
+            if (std::any_of(busy.begin(), busy.end(),
+                            [&](const Interval& x) { return overlaps(x, c, c + need); }))
+                continue;
+            // arm: the decompressor writes over QEMU's DTB at run time; only loads must avoid it.
+            if (overlaps(qemu_dtb, arm ? c + kernel_span : c, c + need)) continue;
+            Placement p;
+            p.kernel = arm ? c + kernel_span : c + options.text_offset;
+            p.dtb = c + kernel_span + loaded;
+            p.stub = p.dtb + (std::uint64_t{1} << 20);
+            return p;
+        }
+    }
+    return std::nullopt;
+}
+
 std::string quoted_if_needed(const std::string& key, const std::optional<std::string>& value) {
     if (!value) return key;
     if (value->find(' ') != std::string::npos) return key + "=\"" + *value + "\"";
@@ -154,10 +222,9 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
                                     kernel::to_string(options.arch)));
         return std::nullopt;
     }
-    if (options.arch != kernel::Arch::arm64) {
-        diags.error(at, fmt::format("booting {} kernels is not implemented yet (only arm64: the "
-                                    "entry stub that passes the DTB is arm64's)",
-                                    kernel::to_string(options.arch)));
+    if (options.arch == kernel::Arch::riscv) {
+        diags.error(at, "booting riscv kernels is not implemented yet (arm64 and arm: their "
+                        "entry stubs pass the DTB)");
         return std::nullopt;
     }
     if (r.memory.empty()) {
@@ -210,41 +277,22 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         if (m.size) busy.push_back({moved(m.address), moved(m.address) + m.size});
     // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM (hw/arm/virt.c:
     // for a firmware's use), and refuses to load anything over it.
-    busy.push_back({window->base, window->base + two_mib});
-    const std::uint64_t kernel_span = round_up(options.text_offset + options.image_size, two_mib);
-    const std::uint64_t need = kernel_span + two_mib; // then the DTB and the stub
-    std::optional<std::uint64_t> place;
+    const Interval qemu_dtb{window->base, window->base + two_mib};
     std::vector<Interval> banks;
     for (const auto& m : r.memory)
         if (m.range.size)
             banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
     std::sort(banks.begin(), banks.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
-    for (const auto& b : banks) {
-        std::vector<std::uint64_t> candidates{round_up(b.begin, two_mib)};
-        for (const auto& x : busy)
-            if (x.end > b.begin && x.end < b.end) candidates.push_back(round_up(x.end, two_mib));
-        std::sort(candidates.begin(), candidates.end());
-        for (auto c : candidates) {
-            if (c + need > b.end) continue;
-            bool free = std::none_of(busy.begin(), busy.end(), [&](const Interval& x) {
-                return x.begin < c + need && c < x.end;
-            });
-            if (free) {
-                place = c;
-                break;
-            }
-        }
-        if (place) break;
-    }
-    if (!place) {
-        diags.error(at, fmt::format("no {} of RAM outside every reservation is left for the "
-                                    "kernel image and its DTB",
-                                    format_size(need, ByteUnit::bytes)));
+    auto placed = place(options.arch, banks, busy, qemu_dtb, options);
+    if (!placed) {
+        diags.error(at, fmt::format("no room in RAM outside every reservation is left for the "
+                                    "kernel image ({}) and its DTB",
+                                    format_size(options.image_size, ByteUnit::bytes)));
         return std::nullopt;
     }
-    g.kernel_address = *place + options.text_offset;
-    g.dtb_address = *place + kernel_span;
-    g.stub_address = g.dtb_address + (std::uint64_t{1} << 20);
+    g.kernel_address = placed->kernel;
+    g.dtb_address = placed->dtb;
+    g.stub_address = placed->stub;
 
     // The tree.
     std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
@@ -351,7 +399,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         return std::nullopt;
     }
     g.dtb = std::move(buf);
-    g.stub = arm64_stub(g.dtb_address, g.kernel_address);
+    g.stub = options.arch == kernel::Arch::arm ? arm_stub(g.dtb_address, g.kernel_address)
+                                               : arm64_stub(g.dtb_address, g.kernel_address);
     (void)add_cells_prop;
     return g;
 }

@@ -143,6 +143,35 @@ TEST_CASE("graft: a board inside the window is not moved; no room for the kernel
     CHECK(x86.items()[0].message.find("x86_64") != std::string::npos);
 }
 
+TEST_CASE("graft for 32-bit arm: a 128 MiB region for the decompressed kernel, an A32 stub") {
+    auto board = board_1_1(0x40000000); // reservations at +128 MiB and the alloc-ranges at 0
+    auto rs = reserved::read(board);
+    Diagnostics diags;
+    boot::GraftOptions options;
+    options.arch = kernel::Arch::arm;
+    options.image_size = 6u << 20; // a zImage
+    auto g = boot::graft(fake_virt(), board, rs, options, diags);
+    REQUIRE_MESSAGE(g, (diags.items().empty() ? "" : diags.items()[0].message));
+    // alloc-ranges cover the first 256 MiB and fixed@ sits at +128 MiB: the first free 128 MiB
+    // boundary is 0x50000000; the zImage goes above 32 MiB of room, then the DTB, then the stub.
+    CHECK(g->kernel_address == 0x50000000u + (32u << 20));
+    CHECK(g->dtb_address == g->kernel_address + (8u << 20));
+    CHECK(g->stub_address == g->dtb_address + (1u << 20));
+    REQUIRE(g->stub.size() == 28);
+    auto word = [&](std::size_t i) {
+        return std::uint32_t{g->stub[i]} | std::uint32_t{g->stub[i + 1]} << 8 |
+               std::uint32_t{g->stub[i + 2]} << 16 | std::uint32_t{g->stub[i + 3]} << 24;
+    };
+    CHECK(word(0) == 0xe3a00000u);  // mov r0, #0
+    CHECK(word(8) == 0xe59f2004u);  // ldr r2, [pc, #4]: the word at 20
+    CHECK(word(12) == 0xe59ff004u); // ldr pc, [pc, #4]: the word at 24
+    CHECK(word(20) == g->dtb_address);
+    CHECK(word(24) == g->kernel_address);
+    options.arch = kernel::Arch::riscv;
+    Diagnostics riscv;
+    CHECK_FALSE(boot::graft(fake_virt(), board, rs, options, riscv));
+}
+
 TEST_CASE("kernel images: arm64 header, gzip wrapper, embedded configuration") {
     // An arm64 Image header (arch/arm64/booting.rst) with 16K pages, a banner and an IKCONFIG.
     std::vector<std::uint8_t> image(0x200, 0);
