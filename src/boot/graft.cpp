@@ -188,6 +188,55 @@ std::optional<Placement> place(kernel::Arch arch, const std::vector<Interval>& b
     return std::nullopt;
 }
 
+// riscv64 (hw/riscv/virt.c of QEMU 7.2, -bios default -kernel Image -dtb board.dtb): OpenSBI
+// (fw_dynamic) runs from the start of RAM and enters the Image, which QEMU loads at the next
+// 2 MiB boundary, in S-mode with a1 = the DTB; QEMU copies the DTB below min(end of its RAM,
+// 3 GiB), 2 MiB-aligned, and leaves the tree's memory nodes as they are. Both places are
+// fixed, so a reservation there cannot be booted; QEMU gets 2 MiB more RAM than the banks so
+// that the DTB lies outside them (the kernel maps it wherever it is).
+bool place_riscv(Graft& g, const std::vector<Interval>& banks, const std::vector<Interval>& busy,
+                 const RamWindow& window, const GraftOptions& options, const Location& at,
+                 Diagnostics& diags) {
+    const Interval fixed{window.base,
+                         window.base + two_mib + round_up(options.image_size, two_mib)};
+    bool in_bank = std::any_of(banks.begin(), banks.end(), [&](const Interval& b) {
+        return b.begin <= fixed.begin && fixed.end <= b.end;
+    });
+    auto taken = std::find_if(busy.begin(), busy.end(), [&](const Interval& x) {
+        return x.begin < fixed.end && fixed.begin < x.end;
+    });
+    if (!in_bank || taken != busy.end()) {
+        diags.error(at, fmt::format("QEMU's riscv virt machine puts OpenSBI and the kernel at "
+                                    "{:#x}..{:#x}: {}",
+                                    fixed.begin, fixed.end,
+                                    !in_bank ? "no /memory bank holds that range"
+                                             : fmt::format("a reservation covers {:#x}..{:#x} "
+                                                           "there",
+                                                           taken->begin, taken->end)));
+        return false;
+    }
+    g.kernel_address = window.base + two_mib;
+    const std::uint64_t three_gib = 3 * one_gib;
+    if (g.ram_base + g.ram_size < three_gib) g.ram_size += two_mib;
+    g.dtb_address = std::min(g.ram_base + g.ram_size, three_gib) - two_mib;
+    const Interval dtb{g.dtb_address, g.dtb_address + two_mib};
+    if (std::any_of(busy.begin(), busy.end(),
+                    [&](const Interval& x) { return x.begin < dtb.end && dtb.begin < x.end; })) {
+        diags.error(at, fmt::format("QEMU's riscv virt machine copies the DTB to {:#x}, which a "
+                                    "reservation covers",
+                                    g.dtb_address));
+        return false;
+    }
+    if (std::any_of(banks.begin(), banks.end(),
+                    [&](const Interval& b) { return b.begin < dtb.end && dtb.begin < b.end; }))
+        g.notes.push_back(fmt::format(
+            "QEMU's riscv virt machine copies the DTB to {:#x} (below 3 GiB), inside the banks: "
+            "the kernel keeps it reserved there, where a dynamic pool of the board might "
+            "otherwise go",
+            g.dtb_address));
+    return true;
+}
+
 std::string quoted_if_needed(const std::string& key, const std::optional<std::string>& value) {
     if (!value) return key;
     if (value->find(' ') != std::string::npos) return key + "=\"" + *value + "\"";
@@ -220,11 +269,6 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         diags.error(at, fmt::format("boot-check cannot boot {} kernels: QEMU's virt machine is "
                                     "modelled for arm64, arm and riscv only",
                                     kernel::to_string(options.arch)));
-        return std::nullopt;
-    }
-    if (options.arch == kernel::Arch::riscv) {
-        diags.error(at, "booting riscv kernels is not implemented yet (arm64 and arm: their "
-                        "entry stubs pass the DTB)");
         return std::nullopt;
     }
     if (r.memory.empty()) {
@@ -275,24 +319,28 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     }
     for (const auto& m : r.memreserve)
         if (m.size) busy.push_back({moved(m.address), moved(m.address) + m.size});
-    // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM (hw/arm/virt.c:
-    // for a firmware's use), and refuses to load anything over it.
-    const Interval qemu_dtb{window->base, window->base + two_mib};
     std::vector<Interval> banks;
     for (const auto& m : r.memory)
         if (m.range.size)
             banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
     std::sort(banks.begin(), banks.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
-    auto placed = place(options.arch, banks, busy, qemu_dtb, options);
-    if (!placed) {
-        diags.error(at, fmt::format("no room in RAM outside every reservation is left for the "
-                                    "kernel image ({}) and its DTB",
-                                    format_size(options.image_size, ByteUnit::bytes)));
-        return std::nullopt;
+    if (options.arch == kernel::Arch::riscv) {
+        if (!place_riscv(g, banks, busy, *window, options, at, diags)) return std::nullopt;
+    } else {
+        // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM
+        // (hw/arm/virt.c: for a firmware's use), and refuses to load anything over it.
+        const Interval qemu_dtb{window->base, window->base + two_mib};
+        auto placed = place(options.arch, banks, busy, qemu_dtb, options);
+        if (!placed) {
+            diags.error(at, fmt::format("no room in RAM outside every reservation is left for "
+                                        "the kernel image ({}) and its DTB",
+                                        format_size(options.image_size, ByteUnit::bytes)));
+            return std::nullopt;
+        }
+        g.kernel_address = placed->kernel;
+        g.dtb_address = placed->dtb;
+        g.stub_address = placed->stub;
     }
-    g.kernel_address = placed->kernel;
-    g.dtb_address = placed->dtb;
-    g.stub_address = placed->stub;
 
     // The tree.
     std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
@@ -399,8 +447,11 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
         return std::nullopt;
     }
     g.dtb = std::move(buf);
-    g.stub = options.arch == kernel::Arch::arm ? arm_stub(g.dtb_address, g.kernel_address)
-                                               : arm64_stub(g.dtb_address, g.kernel_address);
+    if (options.arch == kernel::Arch::arm)
+        g.stub = arm_stub(g.dtb_address, g.kernel_address);
+    else if (options.arch == kernel::Arch::arm64)
+        g.stub = arm64_stub(g.dtb_address, g.kernel_address);
+    // riscv: no stub, OpenSBI enters the kernel.
     (void)add_cells_prop;
     return g;
 }

@@ -159,6 +159,12 @@ std::vector<std::string> boot_command(const std::string& qemu, kernel::Arch arch
     argv.insert(argv.end(), machine.begin(), machine.end());
     argv.insert(argv.end(),
                 {"-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot"});
+    if (arch == kernel::Arch::riscv) {
+        // OpenSBI enters the Image with the tree (boot/graft.cpp place_riscv); riscv's virt
+        // machine keeps a -dtb's memory nodes.
+        argv.insert(argv.end(), {"-bios", "default", "-kernel", image_file, "-dtb", dtb_file});
+        return argv;
+    }
     // QEMU's own -kernel would replace the board's /memory with one node for all of RAM
     // (hw/arm/boot.c arm_load_dtb): the generic loader puts the pieces in place instead, and a
     // stub enters the kernel as a boot loader does.

@@ -167,9 +167,42 @@ TEST_CASE("graft for 32-bit arm: a 128 MiB region for the decompressed kernel, a
     CHECK(word(12) == 0xe59ff004u); // ldr pc, [pc, #4]: the word at 24
     CHECK(word(20) == g->dtb_address);
     CHECK(word(24) == g->kernel_address);
+    // riscv: OpenSBI and the Image sit at fixed places (RAM base, + 2 MiB); here the board's
+    // alloc-ranges (moved by 1 GiB to 0x80000000) cover them.
     options.arch = kernel::Arch::riscv;
     Diagnostics riscv;
     CHECK_FALSE(boot::graft(fake_virt(), board, rs, options, riscv));
+    REQUIRE(riscv.has_errors());
+    CHECK(riscv.items()[0].message.find("OpenSBI and the kernel at 0x80000000..") !=
+          std::string::npos);
+    CHECK(riscv.items()[0].message.find("a reservation covers 0x80000000..0x90000000") !=
+          std::string::npos);
+}
+
+TEST_CASE("graft for riscv64: OpenSBI's entry, the DTB below 3 GiB outside the banks") {
+    dt::Tree t;
+    t.input = "board.dts";
+    t.root =
+        node("", {cells("#address-cells", {2}), cells("#size-cells", {2})},
+             {node("memory@80000000",
+                   {str("device_type", {"memory"}), cells("reg", {0, 0x80000000, 0, 0x20000000})}),
+              node("reserved-memory",
+                   {cells("#address-cells", {2}), cells("#size-cells", {2}), flag("ranges")},
+                   {node("pool@90000000", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
+                                           cells("reg", {0, 0x90000000, 0, 0x400000})})})});
+    auto rs = reserved::read(t);
+    Diagnostics diags;
+    boot::GraftOptions options;
+    options.arch = kernel::Arch::riscv;
+    options.image_size = 36u << 20;
+    auto g = boot::graft(fake_virt(), t, rs, options, diags);
+    REQUIRE_MESSAGE(g, (diags.items().empty() ? "" : diags.items()[0].message));
+    CHECK(g->shift == 0);
+    CHECK(g->kernel_address == 0x80200000u);
+    CHECK(g->ram_size == 0x20000000u + (2u << 20)); // 2 MiB more than the bank: the DTB's
+    CHECK(g->dtb_address == 0xa0000000u);
+    CHECK(g->stub.empty());
+    CHECK(g->notes.empty());
 }
 
 TEST_CASE("kernel images: arm64 header, gzip wrapper, embedded configuration") {
