@@ -39,6 +39,10 @@ struct ConfigOptions {
     // --limit: file and line size for .config/Kconfig files, Kconfig source depth, macro depth
     // and symbol count.
     InputLimits limits;
+    // --cache-dir: where evaluated Kconfig configurations are kept between runs (off when unset;
+    // the CLI's default is $XDG_CACHE_HOME/cmalign, --no-cache turns it off). An entry is used
+    // only while every Kconfig file it was computed from is unchanged.
+    std::optional<std::string> cache_dir;
 };
 
 // "6.12.117" from a kernel tree's top Makefile (VERSION/PATCHLEVEL/SUBLEVEL); nullopt if absent.

@@ -79,9 +79,12 @@ void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> resul
 // has no include record: it is affected only when named. A changed file that is one of
 // `config_files` (the -c inputs) affects every input. Paths are compared after resolving
 // symlinks and "..". Inputs that cannot be preprocessed are kept (so their error is reported).
+// With `cache_dir` the include graph of each board is kept there and read back while every file
+// in it is unchanged (ConfigOptions::cache_dir).
 std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& changed,
                                             const TreeOptions& tree, unsigned jobs = 0,
-                                            const std::vector<std::string>& config_files = {});
+                                            const std::vector<std::string>& config_files = {},
+                                            const std::string& cache_dir = {});
 
 } // namespace cmalign

@@ -5,11 +5,16 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "cmalign/core/disk_cache.hpp"
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
+
+const char* source_stamp(); // generated: a hash of the library's sources
 
 namespace {
 
@@ -29,17 +34,85 @@ bool is_blob(const std::string& path) {
     return in.gcount() == sizeof magic && dt::has_fdt_magic(magic);
 }
 
+// The include graph of one board in the on-disk cache: every file its preprocessing read, with
+// its identity (core/disk_cache.hpp), keyed by the build, the board and the preprocessor's
+// options. Read back only while every one of those files is unchanged; one entry per board and
+// option set, rewritten in place, so the directory grows with the boards, not with the runs.
+constexpr const char* graph_kind = "includes";
+constexpr const char* graph_format = "cmalign-include-graph\t1\n";
+
+std::string graph_key(const std::string& input, const TreeOptions& tree) {
+    std::string key = fmt::format("build={}\ninput={}\n", source_stamp(), canonical_path(input));
+    for (const auto& d : tree.include_dirs)
+        key += disk_cache::line({"I", canonical_path(d)});
+    for (const auto& d : tree.defines)
+        key += disk_cache::line({"D", d});
+    if (tree.kernel_tree) key += disk_cache::line({"tree", canonical_path(*tree.kernel_tree)});
+    for (const auto& row : limit_table())
+        key += fmt::format("limit\t{}\t{}\n", row.name, *limit_value(tree.limits, row.name));
+    return key;
+}
+
+std::optional<std::vector<std::string>> cached_graph(const std::string& dir,
+                                                     const std::string& key) {
+    auto text = disk_cache::read_entry(disk_cache::entry_path(dir, graph_kind, key));
+    if (!text || !text->starts_with(graph_format)) return std::nullopt;
+    std::vector<std::string> files;
+    std::string_view rest = std::string_view(*text).substr(std::string_view(graph_format).size());
+    bool keyed = false;
+    while (!rest.empty()) {
+        auto nl = rest.find('\n');
+        if (nl == std::string_view::npos) return std::nullopt;
+        auto f = disk_cache::fields(rest.substr(0, nl));
+        rest.remove_prefix(nl + 1);
+        if (!keyed) {
+            if (f.size() != 2 || f[0] != "key" || f[1] != key) return std::nullopt;
+            keyed = true;
+        } else if (f.size() == 1 && f[0] == "end") {
+            return files;
+        } else {
+            auto s = disk_cache::parse_stamp(f);
+            if (!s || !disk_cache::unchanged(*s)) return std::nullopt;
+            files.push_back(s->path);
+        }
+    }
+    return std::nullopt;
+}
+
+void store_graph(const std::string& dir, const std::string& key,
+                 const std::vector<std::string>& files) {
+    std::string text = graph_format + disk_cache::line({"key", key});
+    for (const auto& f : files) {
+        auto s = disk_cache::stamp(f);
+        if (!s) return;
+        text += disk_cache::stamp_line(*s);
+    }
+    text += "end\n";
+    disk_cache::write_entry(disk_cache::entry_path(dir, graph_kind, key), text);
+}
+
+std::string base_name(const std::string& path) {
+    return fs::path(path).filename().string();
+}
+
 } // namespace
 
 std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& changed,
                                             const TreeOptions& tree, unsigned jobs,
-                                            const std::vector<std::string>& config_files) {
+                                            const std::vector<std::string>& config_files,
+                                            const std::string& cache_dir) {
     std::set<std::string> wanted;
     for (const auto& c : changed)
         wanted.insert(canonical_path(c));
     for (const auto& c : config_files)
         if (wanted.count(canonical_path(c))) return inputs; // the configuration changed
+    // With a cache directory the include graphs of unchanged boards are read instead of
+    // preprocessed. A changed file that no graph names but whose name one of them includes may
+    // be a new file shadowing it earlier in the search path: that board is preprocessed again.
+    std::set<std::string> wanted_names;
+    for (const auto& w : wanted)
+        wanted_names.insert(base_name(w));
     auto pp = preprocess_options(tree);
     dt::FileCache cache;
     std::vector<char> keep(inputs.size(), 0);
@@ -49,15 +122,32 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
             return;
         }
         if (is_blob(inputs[i])) return; // a DTB records no includes
+        std::string key = cache_dir.empty() ? std::string() : graph_key(inputs[i], tree);
+        if (!cache_dir.empty()) {
+            if (auto files = cached_graph(cache_dir, key)) {
+                bool named = false, same_name = false;
+                for (const auto& f : *files) {
+                    named = named || wanted.count(f) > 0;
+                    same_name = same_name || wanted_names.count(base_name(f)) > 0;
+                }
+                if (named || !same_name) {
+                    keep[i] = named;
+                    return;
+                }
+            }
+        }
         Diagnostics diags;
         auto text = dt::preprocess(inputs[i], pp, cache, diags);
         if (!text) {
             keep[i] = 1; // cannot tell: check it, so its error is reported
             return;
         }
-        keep[i] = std::any_of(text->files.begin(), text->files.end(), [&](const auto& file) {
-            return file && wanted.count(canonical_path(file->path)) > 0;
-        });
+        std::vector<std::string> files;
+        for (const auto& file : text->files)
+            if (file) files.push_back(canonical_path(file->path));
+        keep[i] = std::any_of(files.begin(), files.end(),
+                              [&](const auto& f) { return wanted.count(f) > 0; });
+        if (!cache_dir.empty()) store_graph(cache_dir, key, files);
     });
     std::vector<std::string> out;
     for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -207,7 +207,10 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
 
     out.command =
         boot::boot_command(*out.qemu, image->arch, *graft, image_file, dtb_file, stub_file);
-    const std::string early_mark = "pool for atomic allocations";
+    // kernel/dma/pool.c "DMA: preallocated %zu KiB %pGg pool for atomic allocations" (arm64,
+    // riscv); 32-bit arm's own "… pool for atomic coherent allocations" (arch/arm/mm/
+    // dma-mapping.c). Both come after the CMA areas are activated (core_initcall).
+    const std::string early_mark = "pool for atomic";
     auto run = boot::run_process(out.command, request.timeout_seconds,
                                  request.stop_early ? early_mark : "Kernel panic - not syncing",
                                  request.stop_early ? 0.5 : 5);

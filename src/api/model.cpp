@@ -158,6 +158,7 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& given, D
     for (const auto& [name, value] : options.kconfig_environment)
         eval_options.env[name] = value;
     eval_options.input_order = options.config_files;
+    eval_options.cache_dir = options.cache_dir.value_or("");
     auto result = kconfig::evaluate(*options.kernel_tree, *arch, inputs, eval_options, diags);
     if (!result) return std::nullopt;
     if (!result->assumptions.empty()) {

@@ -18,6 +18,7 @@
 
 #include "cmalign/core/integer.hpp"
 #include "cmalign/core/quote.hpp"
+#include "kconfig/kconfig_disk_cache.hpp"
 #include "kconfig/kconfig_evaluator.hpp"
 
 namespace cmalign::kconfig {
@@ -323,34 +324,16 @@ std::size_t cached_trees() {
     return cache.size();
 }
 
-std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::string& arch,
-                                   const Config& inputs, const EvalOptions& options,
-                                   Diagnostics& diags) {
-    std::string tree = tree_dir;
-    while (tree.size() > 1 && tree.back() == '/')
-        tree.pop_back();
-    auto version = read_version(tree, diags);
-    if (!version) return std::nullopt;
-    ParseInput in;
-    in.tree = tree;
-    in.arch = arch;
-    in.srcarch = srcarch_of(arch);
-    in.kernel_version = version->text;
-    in.options = options;
-    {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(tree + "/arch/" + in.srcarch, ec)) {
-            diags.error({}, fmt::format("the kernel tree {} has no arch/{} (from ARCH={})", tree,
-                                        in.srcarch, arch));
-            return std::nullopt;
-        }
-    }
-    std::string key = tree + '\0' + arch + '\0' + (options.run_shell ? "1" : "0");
-    for (const auto& [k, v] : options.env)
-        key += '\0' + k + '=' + v;
-    for (const auto& row : limit_table()) // a tree parsed under larger limits is not reused
-        key += fmt::format("\0{}={}", row.name, *limit_value(options.limits, row.name));
+namespace {
 
+// The in-process parse cache, then the evaluation: what evaluate() computes.
+std::optional<Evaluation> evaluate_parsed(const ParseInput& in, const TreeVersion& tree_version,
+                                          const std::string& key, const Config& inputs,
+                                          const EvalOptions& options,
+                                          std::vector<std::string>& files, Diagnostics& diags) {
+    const TreeVersion* version = &tree_version;
+    const std::string& tree = in.tree;
+    const std::string& arch = in.arch;
     std::shared_ptr<const Tree> parsed;
     {
         std::lock_guard lock(cache_mutex);
@@ -402,6 +385,55 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
     out.config.header_arch = arch;
     out.config.header_version = version->text;
     out.dotconfig = ev.write(out.config, heading);
+    files = parsed->files;
+    files.push_back(tree + "/Makefile");
+    return out;
+}
+
+} // namespace
+
+std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::string& arch,
+                                   const Config& inputs, const EvalOptions& options,
+                                   Diagnostics& diags) {
+    std::string tree = tree_dir;
+    while (tree.size() > 1 && tree.back() == '/')
+        tree.pop_back();
+    auto version = read_version(tree, diags);
+    if (!version) return std::nullopt;
+    ParseInput in;
+    in.tree = tree;
+    in.arch = arch;
+    in.srcarch = srcarch_of(arch);
+    in.kernel_version = version->text;
+    in.options = options;
+    {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(tree + "/arch/" + in.srcarch, ec)) {
+            diags.error({}, fmt::format("the kernel tree {} has no arch/{} (from ARCH={})", tree,
+                                        in.srcarch, arch));
+            return std::nullopt;
+        }
+    }
+    std::string key = tree + '\0' + arch + '\0' + (options.run_shell ? "1" : "0");
+    for (const auto& [k, v] : options.env)
+        key += '\0' + k + '=' + v;
+    for (const auto& row : limit_table()) // a tree parsed under larger limits is not reused
+        key += fmt::format("\0{}={}", row.name, *limit_value(options.limits, row.name));
+
+    // The on-disk cache: the whole evaluation with what it reported, while no file it read
+    // changed (kconfig_disk_cache.hpp).
+    const bool on_disk = !options.cache_dir.empty() && !options.run_shell;
+    std::string disk_key;
+    if (on_disk) {
+        disk_key = detail::disk_key(tree, arch, inputs, options, version->text);
+        if (auto hit = detail::load_evaluation(options.cache_dir, disk_key, diags)) return hit;
+    }
+    Diagnostics reported;
+    std::vector<std::string> files;
+    auto out = evaluate_parsed(in, *version, key, inputs, options, files, reported);
+    diags.append(reported);
+    if (on_disk && out && !reported.has_errors())
+        detail::store_evaluation(options.cache_dir, disk_key, *out, reported.items(), files);
     return out;
 }
 

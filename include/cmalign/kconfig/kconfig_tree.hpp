@@ -31,6 +31,10 @@ struct EvalOptions {
     // macro_depth, kconfig_source_depth, kconfig_symbols, and file_bytes/line_bytes of every
     // Kconfig file read.
     InputLimits limits;
+    // A directory for the on-disk cache of evaluations ("" off): an evaluation with the same
+    // inputs on an unchanged tree is read back instead of computed. Not with run_shell (the
+    // probes' answers depend on the toolchain, which no entry records).
+    std::string cache_dir;
 };
 
 // One toolchain probe answered without running it.

@@ -1,0 +1,197 @@
+// The on-disk cache's files (core/disk_cache.hpp).
+#include "cmalign/core/disk_cache.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cmalign/core/integer.hpp"
+
+namespace cmalign::disk_cache {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t racy_window_ns = 2'000'000'000;
+
+std::optional<std::string> slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream s;
+    s << in.rdbuf();
+    if (in.bad()) return std::nullopt;
+    return std::move(s).str();
+}
+
+bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return false;
+    size = static_cast<std::uint64_t>(st.st_size);
+    mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    return true;
+}
+
+std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed) {
+    std::uint64_t h = seed;
+    for (unsigned char c : bytes) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::optional<Stamp> stamp(const std::string& path) {
+    Stamp s;
+    s.path = path;
+    if (!stat_of(path, s.size, s.mtime_ns)) return std::nullopt;
+    auto content = slurp(path);
+    if (!content) return std::nullopt;
+    s.hash = fnv1a(*content);
+    s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
+    return s;
+}
+
+bool unchanged(const Stamp& s) {
+    std::uint64_t size = 0;
+    std::int64_t mtime = 0;
+    if (!stat_of(s.path, size, mtime) || size != s.size) return false;
+    if (mtime == s.mtime_ns && !s.racy) return true;
+    auto content = slurp(s.path);
+    return content && fnv1a(*content) == s.hash;
+}
+
+std::string escape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string line(std::initializer_list<std::string_view> fields) {
+    std::string out;
+    bool first = true;
+    for (auto f : fields) {
+        if (!first) out += '\t';
+        first = false;
+        out += escape(f);
+    }
+    out += '\n';
+    return out;
+}
+
+std::vector<std::string> fields(std::string_view line) {
+    std::vector<std::string> out(1);
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (c == '\t') {
+            out.emplace_back();
+        } else if (c == '\\' && i + 1 < line.size()) {
+            char n = line[++i];
+            out.back() += n == 't' ? '\t' : n == 'n' ? '\n' : n == 'r' ? '\r' : n;
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+std::string stamp_line(const Stamp& s) {
+    // The hash as its signed bit pattern: the one integer reader reads long long.
+    return fmt::format("file\t{}\t{}\t{}\t{}\t{}\n", escape(s.path), s.size, s.mtime_ns,
+                       static_cast<long long>(s.hash), s.racy ? 1 : 0);
+}
+
+std::optional<Stamp> parse_stamp(const std::vector<std::string>& f) {
+    if (f.size() != 6 || f[0] != "file" || (f[5] != "0" && f[5] != "1")) return std::nullopt;
+    auto size = parse_integer(f[2], IntegerSyntax::decimal);
+    auto mtime = parse_integer(f[3], IntegerSyntax::decimal);
+    auto hash = parse_integer(f[4], IntegerSyntax::decimal);
+    if (!size || *size < 0 || !mtime || !hash) return std::nullopt;
+    return Stamp{f[1], static_cast<std::uint64_t>(*size), *mtime, static_cast<std::uint64_t>(*hash),
+                 f[5] == "1"};
+}
+
+fs::path entry_path(const std::string& dir, std::string_view kind, std::string_view key) {
+    return fs::path(dir) / fmt::format("{}-{:016x}", kind, fnv1a(key));
+}
+
+std::optional<std::string> read_entry(const fs::path& file) {
+    return slurp(file.string());
+}
+
+bool write_entry(const fs::path& file, const std::string& content) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec) return false;
+    // Unique per process and call: concurrent writers never share a temporary file.
+    static std::atomic<unsigned> counter{0};
+    auto temp = file;
+    temp += fmt::format(".tmp.{}.{}", ::getpid(), counter++);
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            fs::remove(temp, ec);
+            return false;
+        }
+    }
+    fs::rename(temp, file, ec);
+    if (ec) {
+        fs::remove(temp, ec);
+        return false;
+    }
+    return true;
+}
+
+void prune(const std::string& dir, std::string_view kind, std::size_t keep) {
+    std::error_code ec;
+    std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+    std::string prefix = std::string(kind) + "-";
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        auto name = e.path().filename().string();
+        if (!name.starts_with(prefix) || name.find(".tmp.") != std::string::npos) continue;
+        entries.emplace_back(e.last_write_time(ec), e.path());
+    }
+    if (entries.size() <= keep) return;
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = keep; i < entries.size(); ++i)
+        fs::remove(entries[i].second, ec);
+}
+
+} // namespace cmalign::disk_cache
