@@ -265,9 +265,9 @@ CheckOutcome run_check(const CheckRequest& request) {
     if (!request.affected_by.empty()) {
         TreeOptions tree = request.tree;
         if (!tree.kernel_tree) tree.kernel_tree = request.config.kernel_tree;
-        auto affected = inputs_affected_by(inputs, request.affected_by, tree, request.jobs,
-                                           request.config.config_files,
-                                           request.config.cache_dir.value_or(""));
+        auto affected =
+            inputs_affected_by(inputs, request.affected_by, tree, request.jobs,
+                               request.config.config_files, request.config.cache_dir.value_or(""));
         outcome.unaffected_inputs = inputs.size() - affected.size();
         inputs = std::move(affected);
     }
