@@ -436,8 +436,8 @@ ExplainRequest read_explain_request(const json& j, Caller caller) {
     request.tree = r.tree();
     request.checks.bootargs = r.string("bootargs");
     r.finish();
-    if (!log || !board)
-        r.fail(fmt::format("{} and {} are required", r.name("log"), r.name("board")));
+    if (!log) r.fail(r.name("log") + " is required");
+    if (!board) r.fail(r.name("board") + " is required");
     request.log_path = *log;
     request.board = *board;
     return request;

@@ -42,6 +42,11 @@ std::map<const CLI::App*, Command>& commands() {
     return registry;
 }
 
+std::map<const CLI::Option*, const OptionDefinition*>& rows() {
+    static std::map<const CLI::Option*, const OptionDefinition*> registry;
+    return registry;
+}
+
 std::vector<std::string> split(std::string_view text, char separator) {
     std::vector<std::string> out;
     std::size_t start = 0;
@@ -56,6 +61,7 @@ std::vector<std::string> split(std::string_view text, char separator) {
 
 // Help text, value name, choices and default of an option, from its row.
 void describe(CLI::Option* option, const OptionDefinition& row) {
+    rows()[option] = &row;
     option->description(std::string(row.help));
     if (row.type != ValueType::flag && !row.metavar.empty())
         option->type_name(std::string(row.metavar));
@@ -181,8 +187,9 @@ std::optional<int> friendly_edges(CLI::App& app, const std::vector<std::string>&
     return std::nullopt;
 }
 
-int usage_error(const std::string& message) {
-    std::cerr << message << "\nRun with --help for more information.\n";
+int usage_error(const std::string& message, bool point_to_help = true) {
+    std::cerr << message << '\n';
+    if (point_to_help) std::cerr << "Run with --help for more information.\n";
     return to_int(ExitCode::input_error);
 }
 
@@ -249,7 +256,7 @@ int run_command_line(CLI::App& app, int argc, char** argv) {
     try {
         return to_int(command.run(invocation_of(command)));
     } catch (const UsageError& e) {
-        return usage_error(e.what());
+        return usage_error(e.what(), e.point_to_help());
     }
 }
 
@@ -265,6 +272,11 @@ void print_diagnostics(const std::vector<Diagnostic>& diags) {
     for (auto severity : {Severity::error, Severity::warning, Severity::note})
         for (const auto& d : diags)
             if (d.severity == severity) std::cerr << format_gcc(d) << '\n';
+}
+
+const OptionDefinition* definition_of(const CLI::Option& option) {
+    auto it = rows().find(&option);
+    return it == rows().end() ? nullptr : it->second;
 }
 
 std::vector<std::string> names_of(const CLI::Option& o) {

@@ -21,10 +21,16 @@
 
 namespace cmalign::cli {
 
-// A bad command line found after parsing: printed with a pointer to --help, exit 2.
+// A bad command line found after parsing: printed (with a pointer to --help when it is about
+// the command line itself, not a value the library refused), exit 2.
 class UsageError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    UsageError(const std::string& message, bool point_to_help)
+        : std::runtime_error(message), point_to_help_(point_to_help) {}
+    bool point_to_help() const { return point_to_help_; }
+
+private:
+    bool point_to_help_;
 };
 
 // One command line of a command, as parsed from its definition.
@@ -50,7 +56,9 @@ public:
         try {
             return reader(request_, Caller::cli);
         } catch (const Error& e) {
-            throw UsageError(e.what());
+            // The reader's own errors are located on the command line ("cmalign check: ...");
+            // a value the library refused (-Wnope) names itself.
+            throw UsageError(e.what(), e.diagnostic().where.file.starts_with("cmalign "));
         }
     }
 
@@ -104,5 +112,7 @@ void add_manual(CLI::App& app);
 void register_commands(CLI::App& app);
 // An option's names as typed: "-c", "--config".
 std::vector<std::string> names_of(const CLI::Option& o);
+// The definition an option of a command was built from; nullptr for --help and the like.
+const OptionDefinition* definition_of(const CLI::Option& option);
 
 } // namespace cmalign::cli
