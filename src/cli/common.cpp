@@ -31,7 +31,6 @@ struct Value {
 };
 
 struct Command {
-    const CommandDefinition* definition = nullptr;
     std::deque<Value> values;          // one per option of the definition; stable addresses
     std::vector<std::string> switches; // -W/-E as written ("-Wno-overlap"), in order
     Run run;
@@ -200,7 +199,6 @@ CLI::App* add_command(CLI::App& app, std::string_view name, Run run) {
     if (!definition) throw std::logic_error(fmt::format("cmalign {}: no definition", name));
     auto* cmd = app.add_subcommand(std::string(definition->name), std::string(definition->summary));
     auto& command = commands()[cmd];
-    command.definition = definition;
     command.run = std::move(run);
     std::set<std::string_view> keys;
     for (const auto& row : definition->options) {
