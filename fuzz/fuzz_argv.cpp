@@ -25,8 +25,8 @@ struct NullBuffer : std::streambuf {
 
 // Every command the program has, less boot-check: it starts QEMU (a --qemu word could name any
 // program), which a fuzzer must not do.
-void register_all(CLI::App& app, cmalign::ExitCode& exit_code) {
-    cmalign::cli::register_commands(app, exit_code);
+void register_all(CLI::App& app) {
+    cmalign::cli::register_commands(app);
     app.remove_subcommand(app.get_subcommand("boot-check"));
 }
 
@@ -60,15 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         argv.push_back(w.data());
     argv.push_back(nullptr);
 
-    // One app for the process: add_limit_option() keys its targets by the App's address, so a
-    // new App per input could meet the stale entry of a freed one. CLI11 clears the parse state
-    // of an App parsed again; option values of an earlier input may stay (as in a long-lived
+    // One app for the process: add_command() keys each command's values by the App's address,
+    // so a new App per input could meet the stale entry of a freed one. CLI11 clears the parse
+    // state of an App parsed again; option values of an earlier input may stay (as in a long-lived
     // program), which only widens what is explored.
-    static auto exit_code = cmalign::ExitCode::clean;
     static CLI::App app{"cmalign", "cmalign"};
     static bool registered = [] {
         app.require_subcommand(1);
-        register_all(app, exit_code);
+        register_all(app);
         return true;
     }();
     (void)registered;

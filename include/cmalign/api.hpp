@@ -105,4 +105,41 @@ void clear_caches();
 // load_config() + kernel::derive(): what `cmalign calc` prints.
 std::optional<kernel::Model> load_model(const ConfigOptions& options, Diagnostics& diags);
 
+// ---- the commands that need no device tree (run_check() and the others: run*.hpp) ----------
+
+// `calc`: load_model() with its diagnostics.
+struct CalcOutcome {
+    std::optional<kernel::Model> model;
+    Diagnostics diags;
+    // The diagnostics that are not the model's own (a text report shows those with the
+    // derivation): the warnings of reading the inputs.
+    std::vector<Diagnostic> reading_diagnostics() const;
+    ExitCode exit_code() const; // input_error without a model or with an error
+};
+CalcOutcome run_calc(const ConfigOptions& options);
+
+// `table`: the what-if grid of one arch and version (table_version()).
+struct TableRequest {
+    std::string arch = "arm64";
+    std::optional<std::string> kernel_version;
+    std::optional<std::string> kernel_tree;
+};
+struct TableOutcome {
+    std::optional<kernel::Arch> arch;
+    std::optional<KernelVersion> version;
+    std::vector<kernel::TableRow> rows;
+    Diagnostics diags;
+    ExitCode exit_code() const; // input_error without an arch or a version
+};
+TableOutcome run_table(const TableRequest& request);
+
+// `config`: evaluate_config(), the configuration after merging (and with a kernel tree,
+// Kconfig's evaluation) with the text conf_write() gives it.
+struct ConfigOutcome {
+    std::optional<kconfig::Evaluation> evaluation;
+    Diagnostics diags;
+    ExitCode exit_code() const; // input_error without an evaluation or with an error
+};
+ConfigOutcome run_config(const ConfigOptions& options);
+
 } // namespace cmalign

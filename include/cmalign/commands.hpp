@@ -43,6 +43,10 @@ struct OptionDefinition {
     std::string_view choices;       // "text,json" for ValueType::choice
     std::string_view help;
     Surface surface = Surface::both;
+    // On the command line one occurrence takes every word up to the next option or `--`
+    // (--affected-by FILE..., as `$(git diff --name-only)` gives them); other options take one
+    // value per occurrence, so they never eat inputs.
+    bool takes_list = false;
 };
 
 struct CommandDefinition {

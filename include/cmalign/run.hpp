@@ -87,4 +87,21 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                                             const std::vector<std::string>& config_files = {},
                                             const std::string& cache_dir = {});
 
+// `tree`: the resolved device tree of one file (with the overlays applied), or the subtree at
+// `path`, as JSON nodes or DTS text. A path with no node is an error located in the file.
+enum class TreeFormat { json, dts };
+struct TreeRequest {
+    std::string file;
+    TreeOptions tree;
+    std::string path = "/";
+    TreeFormat format = TreeFormat::json;
+};
+struct TreeOutcome {
+    std::optional<nlohmann::json> json; // TreeFormat::json
+    std::optional<std::string> dts;     // TreeFormat::dts
+    Diagnostics diags;
+    ExitCode exit_code() const; // input_error without a result or with an error
+};
+TreeOutcome run_tree(const TreeRequest& request);
+
 } // namespace cmalign

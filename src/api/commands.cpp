@@ -118,7 +118,8 @@ constexpr OptionDefinition check_own[] = {
     jobs_row,
     {"affected_by", "--affected-by", T::path, true, false, false, "FILE...", "", "",
      "only the boards whose tree includes one of these files (e.g. the files a pull request "
-     "changes); on the command line the list ends at the next option or --"},
+     "changes); on the command line the list ends at the next option or --",
+     Surface::both, true},
     sweep_rows[0],
     sweep_rows[1],
     {"no_progress", "--no-progress", T::flag, false, false, false, "", "", "",

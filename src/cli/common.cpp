@@ -1,9 +1,10 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <deque>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -14,16 +15,25 @@ namespace cmalign::cli {
 
 namespace {
 
-struct Positional {
-    std::string name;
-    std::vector<std::string>* list = nullptr; // a list takes every remaining word
-    std::string* single = nullptr;
-    bool required = false;
+// Where CLI11 writes the values of one option of the definition.
+struct Value {
+    const OptionDefinition* row = nullptr;
+    CLI::Option* option = nullptr; // nullptr for -W/-E (their words go to `switches`)
+    std::string single;
+    std::vector<std::string> list;
+    bool flag = false;
+
+    bool given() const {
+        if (row->type == ValueType::flag) return flag;
+        if (row->positional) return row->repeatable ? !list.empty() : !single.empty();
+        return option && option->count() > 0;
+    }
 };
 
 struct Command {
-    std::function<void()> run;
-    std::vector<Positional> positionals;
+    std::deque<Value> values;          // one per option of the definition; stable addresses
+    std::vector<std::string> switches; // -W/-E as written ("-Wno-overlap"), in order
+    Run run;
 };
 
 std::map<const CLI::App*, Command>& commands() {
@@ -31,39 +41,10 @@ std::map<const CLI::App*, Command>& commands() {
     return registry;
 }
 
-std::set<const CLI::Option*>& list_options() {
-    static std::set<const CLI::Option*> options;
-    return options;
+std::map<const CLI::Option*, const OptionDefinition*>& rows() {
+    static std::map<const CLI::Option*, const OptionDefinition*> registry;
+    return registry;
 }
-
-} // namespace
-
-void on_run(CLI::App* cmd, std::function<void()> run) {
-    commands()[cmd].run = std::move(run);
-}
-
-CLI::Option* add_inputs(CLI::App* cmd, const std::string& name, std::vector<std::string>& target,
-                        const std::string& help, bool required) {
-    commands()[cmd].positionals.push_back({name, &target, nullptr, required});
-    return cmd->add_option(name, target, help);
-}
-
-CLI::Option* add_input(CLI::App* cmd, const std::string& name, std::string& target,
-                       const std::string& help) {
-    commands()[cmd].positionals.push_back({name, nullptr, &target, true});
-    return cmd->add_option(name, target, help);
-}
-
-CLI::Option* takes_list(CLI::Option* option) {
-    list_options().insert(option);
-    return option;
-}
-
-CLI::Option* add_format(CLI::App* cmd, std::string& format) {
-    return cmd->add_option("--format", format);
-}
-
-namespace {
 
 std::vector<std::string> split(std::string_view text, char separator) {
     std::vector<std::string> out;
@@ -77,65 +58,161 @@ std::vector<std::string> split(std::string_view text, char separator) {
     return out;
 }
 
-const OptionDefinition* definition_of(const CommandDefinition& command, const CLI::Option& o) {
-    for (const auto& row : command.options) {
-        if (row.surface == Surface::api) continue;
-        if (!o.nonpositional()) {
-            if (row.positional && row.key == o.get_name()) return &row;
+// Help text, value name, choices and default of an option, from its row.
+void describe(CLI::Option* option, const OptionDefinition& row) {
+    rows()[option] = &row;
+    option->description(std::string(row.help));
+    if (row.type != ValueType::flag && !row.metavar.empty())
+        option->type_name(std::string(row.metavar));
+    // A choice shows its values after the name: CLI11 adds the validator's "{text,json}".
+    if (row.type == ValueType::choice) option->check(CLI::IsMember(split(row.choices, ',')));
+    if (!row.default_value.empty()) option->default_str(std::string(row.default_value));
+}
+
+// The CLI11 option(s) of one row.
+void add_option(CLI::App* cmd, Command& command, const OptionDefinition& row) {
+    auto& value = command.values.emplace_back();
+    value.row = &row;
+    if (row.type == ValueType::check_switch) {
+        // -W/-E keep command-line order (later wins, as in dtc): each word as it is parsed.
+        for (const auto& name : split(row.flags, ',')) {
+            auto* option =
+                cmd->add_option_function<std::string>(name,
+                                                      [&command, name](const std::string& v) {
+                                                          command.switches.push_back(name + v);
+                                                      })
+                    ->trigger_on_parse()
+                    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+            describe(option, row);
+        }
+        return;
+    }
+    const std::string names = row.positional ? std::string(row.key) : std::string(row.flags);
+    if (row.type == ValueType::flag)
+        value.option = cmd->add_flag(names, value.flag);
+    else if (row.repeatable)
+        value.option = cmd->add_option(names, value.list);
+    else
+        value.option = cmd->add_option(names, value.single);
+    if (row.repeatable && !row.positional) {
+        value.option->take_all();
+        // Options never eat inputs: in `check a.dts -I inc b.dts -c x` both boards are inputs.
+        if (!row.takes_list) value.option->allow_extra_args(false);
+    }
+    describe(value.option, row);
+}
+
+// A count as JSON takes it; anything else stays text, for the reader to refuse by name.
+nlohmann::json count_value(const std::string& text) {
+    if (!text.empty() && text.size() <= 9 &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::stoul(text);
+    return text;
+}
+
+Invocation invocation_of(const Command& command) {
+    auto request = nlohmann::json::object();
+    std::map<std::string, std::string> cli_values;
+    for (const auto& value : command.values) {
+        const auto& row = *value.row;
+        const std::string key(row.key);
+        if (row.surface == Surface::cli) {
+            if (row.type == ValueType::flag)
+                cli_values[key] = value.flag ? "true" : "";
+            else
+                cli_values[key] = value.given() ? value.single : std::string(row.default_value);
             continue;
         }
-        auto flags = split(row.flags, ',');
-        for (const auto& name : names_of(o))
-            if (std::find(flags.begin(), flags.end(), name) != flags.end()) return &row;
+        if (row.type == ValueType::check_switch) {
+            if (!command.switches.empty()) request[key] = command.switches;
+        } else if (!value.given()) {
+            continue;
+        } else if (row.type == ValueType::flag) {
+            request[key] = true;
+        } else if (row.repeatable) {
+            request[key] = value.list;
+        } else if (row.type == ValueType::count) {
+            request[key] = count_value(value.single);
+        } else {
+            request[key] = value.single;
+        }
     }
-    return nullptr;
+    return Invocation(std::move(request), std::move(cli_values));
+}
+
+// Friendly edges before CLI11 sees the words: a bare `cmalign` or `cmalign help` lists the
+// commands, an unknown command or long option gets "did you mean". nullopt: go on parsing.
+std::optional<int> friendly_edges(CLI::App& app, const std::vector<std::string>& args) {
+    std::vector<std::string> command_names;
+    for (const auto* cmd : app.get_subcommands([](CLI::App*) { return true; }))
+        command_names.push_back(cmd->get_name());
+    auto known = [&](const std::string& name) {
+        return std::find(command_names.begin(), command_names.end(), name) != command_names.end();
+    };
+    auto near_text = [](const std::optional<std::string>& near) {
+        return near ? fmt::format(" (did you mean '{}'?)", *near) : std::string();
+    };
+    if (args.empty() || args.front() == "help") {
+        if (args.size() > 1 && !known(args[1])) {
+            std::cerr << fmt::format("cmalign: error: unknown command '{}'{}\n", args[1],
+                                     near_text(did_you_mean(args[1], command_names)));
+            return to_int(ExitCode::input_error);
+        }
+        std::cout << (args.size() > 1 ? app.get_subcommand(args[1])->help() : app.help());
+        return to_int(args.empty() ? ExitCode::input_error : ExitCode::clean);
+    }
+    if (args.front().empty() || args.front()[0] == '-') return std::nullopt;
+    if (!known(args.front())) {
+        std::cerr << fmt::format("cmalign: error: unknown command '{}'{}\ncommands: {}\n",
+                                 args.front(), near_text(did_you_mean(args.front(), command_names)),
+                                 fmt::join(command_names, ", "));
+        return to_int(ExitCode::input_error);
+    }
+    auto* cmd = app.get_subcommand(args.front());
+    std::vector<std::string> long_names = {"--help"};
+    for (const auto* option : cmd->get_options())
+        for (const auto& n : option->get_lnames())
+            long_names.push_back("--" + n);
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const auto& word = args[i];
+        if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+        auto name = word.substr(0, word.find('='));
+        if (std::find(long_names.begin(), long_names.end(), name) != long_names.end()) continue;
+        std::cerr << fmt::format("cmalign {}: error: unknown option '{}'{}\nRun with --help for "
+                                 "more information.\n",
+                                 args.front(), name, near_text(did_you_mean(name, long_names)));
+        return to_int(ExitCode::input_error);
+    }
+    return std::nullopt;
+}
+
+int usage_error(const std::string& message, bool point_to_help = true) {
+    std::cerr << message << '\n';
+    if (point_to_help) std::cerr << "Run with --help for more information.\n";
+    return to_int(ExitCode::input_error);
 }
 
 } // namespace
 
-void apply_definitions(CLI::App& app) {
-    for (auto* cmd : app.get_subcommands([](CLI::App*) { return true; })) {
-        // A command without a definition keeps its own CLI11 texts (tests/cli/reference_test.cpp
-        // fails on it); a defined one must match its definition exactly.
-        const auto* command = find_command(cmd->get_name());
-        if (!command) continue;
-        cmd->description(std::string(command->summary));
-        std::set<const OptionDefinition*> used;
-        for (auto* option : cmd->get_options()) {
-            if (option == cmd->get_help_ptr()) continue;
-            const auto* row = definition_of(*command, *option);
-            if (!row)
-                throw std::logic_error(fmt::format("cmalign {}: option {} has no definition",
-                                                   cmd->get_name(), option->get_name()));
-            used.insert(row);
-            option->description(std::string(row->help));
-            if (row->type != ValueType::flag && !row->metavar.empty())
-                option->type_name(std::string(row->metavar));
-            if (row->type == ValueType::choice) {
-                auto choices = split(row->choices, ',');
-                option->check(CLI::IsMember(choices));
-                option->type_name(std::string(row->metavar) + ":{" + std::string(row->choices) +
-                                  "}");
-            }
-            if (!row->default_value.empty()) option->default_str(std::string(row->default_value));
-        }
-        for (const auto& row : command->options)
-            if (row.surface != Surface::api && !used.count(&row))
-                throw std::logic_error(fmt::format("cmalign {}: defined option '{}' is missing",
-                                                   cmd->get_name(), row.key));
+CLI::App* add_command(CLI::App& app, std::string_view name, Run run) {
+    const auto* definition = find_command(name);
+    if (!definition) throw std::logic_error(fmt::format("cmalign {}: no definition", name));
+    auto* cmd = app.add_subcommand(std::string(definition->name), std::string(definition->summary));
+    auto& command = commands()[cmd];
+    command.run = std::move(run);
+    std::set<std::string_view> keys;
+    for (const auto& row : definition->options) {
+        if (!keys.insert(row.key).second)
+            throw std::logic_error(
+                fmt::format("cmalign {}: key '{}' defined twice", name, row.key));
+        if (row.surface != Surface::api) add_option(cmd, command, row);
     }
+    // A command line parsed again (fuzz_argv keeps one App) starts without the earlier -W/-E.
+    cmd->preparse_callback([&command](std::size_t) { command.switches.clear(); });
+    return cmd;
 }
 
-int run_command_line(CLI::App& app, int argc, char** argv, const ExitCode& exit_code) {
-    apply_definitions(app);
-    // Options never eat inputs: a repeatable option takes one value per occurrence, so in
-    // `check a.dts -I inc b.dts -c x` both boards are inputs.
-    for (auto* cmd : app.get_subcommands([](CLI::App*) { return true; }))
-        for (auto* option : cmd->get_options())
-            if (option->nonpositional() && option->get_items_expected_max() > 1 &&
-                !list_options().count(option))
-                option->allow_extra_args(false);
-
+int run_command_line(CLI::App& app, int argc, char** argv) {
     // `--` ends the options: what follows is positional whatever it looks like. Split here
     // because CLI11 2.1 hands the words after `--` back to the parent once a subcommand's
     // positional has a value.
@@ -145,50 +222,7 @@ int run_command_line(CLI::App& app, int argc, char** argv, const ExitCode& exit_
         after.assign(dashes + 1, args.end());
         args.erase(dashes, args.end());
     }
-    // Friendly edges before CLI11 sees the words: a bare `cmalign` or `cmalign help` lists the
-    // commands, an unknown command or long option gets "did you mean".
-    std::vector<std::string> command_names;
-    for (const auto* cmd : app.get_subcommands([](CLI::App*) { return true; }))
-        command_names.push_back(cmd->get_name());
-    if (args.empty() || args.front() == "help") {
-        if (args.size() > 1 &&
-            std::find(command_names.begin(), command_names.end(), args[1]) == command_names.end()) {
-            auto near = did_you_mean(args[1], command_names);
-            std::cerr << fmt::format("cmalign: error: unknown command '{}'{}\n", args[1],
-                                     near ? fmt::format(" (did you mean '{}'?)", *near) : "");
-            return to_int(ExitCode::input_error);
-        }
-        std::cout << (args.size() > 1 ? app.get_subcommand(args[1])->help() : app.help());
-        return to_int(args.empty() ? ExitCode::input_error : ExitCode::clean);
-    }
-    if (args.front().empty() || args.front()[0] != '-') {
-        if (std::find(command_names.begin(), command_names.end(), args.front()) ==
-            command_names.end()) {
-            auto near = did_you_mean(args.front(), command_names);
-            std::cerr << fmt::format("cmalign: error: unknown command '{}'{}\ncommands: {}\n",
-                                     args.front(),
-                                     near ? fmt::format(" (did you mean '{}'?)", *near) : "",
-                                     fmt::join(command_names, ", "));
-            return to_int(ExitCode::input_error);
-        }
-        auto* cmd = app.get_subcommand(args.front());
-        std::vector<std::string> long_names = {"--help"};
-        for (const auto* option : cmd->get_options())
-            for (const auto& n : option->get_lnames())
-                long_names.push_back("--" + n);
-        for (std::size_t i = 1; i < args.size(); ++i) {
-            const auto& word = args[i];
-            if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
-            auto name = word.substr(0, word.find('='));
-            if (std::find(long_names.begin(), long_names.end(), name) != long_names.end()) continue;
-            auto near = did_you_mean(name, long_names);
-            std::cerr << fmt::format("cmalign {}: error: unknown option '{}'{}\nRun with --help "
-                                     "for more information.\n",
-                                     args.front(), name,
-                                     near ? fmt::format(" (did you mean '{}'?)", *near) : "");
-            return to_int(ExitCode::input_error);
-        }
-    }
+    if (auto status = friendly_edges(app, args)) return *status;
     std::reverse(args.begin(), args.end()); // CLI11 takes them last first
     try {
         app.parse(args);
@@ -201,88 +235,46 @@ int run_command_line(CLI::App& app, int argc, char** argv, const ExitCode& exit_
     auto chosen = app.get_subcommands();
     if (chosen.empty()) return to_int(ExitCode::input_error);
     auto* cmd = chosen.front();
-    auto& command = commands()[cmd];
-    auto usage_error = [&](const std::string& message) {
-        std::cerr << "cmalign " << cmd->get_name() << ": error: " << message << "\n"
-                  << "Run with --help for more information.\n";
-        return to_int(ExitCode::input_error);
-    };
+    auto& command = commands().at(cmd);
+    // The words after `--` fill the positional inputs in the definition's order.
     std::size_t next = 0;
-    for (auto& p : command.positionals) {
-        if (next == after.size()) break;
-        if (p.list) {
-            p.list->insert(p.list->end(), after.begin() + static_cast<std::ptrdiff_t>(next),
-                           after.end());
+    for (auto& value : command.values) {
+        if (!value.row->positional || next == after.size()) continue;
+        if (value.row->repeatable) {
+            value.list.insert(value.list.end(), after.begin() + static_cast<std::ptrdiff_t>(next),
+                              after.end());
             next = after.size();
-        } else if (p.single->empty()) {
-            *p.single = after[next++];
+        } else if (value.single.empty()) {
+            value.single = after[next++];
         }
     }
     if (next < after.size())
-        return usage_error(fmt::format("unexpected argument '{}' after --", after[next]));
-    for (const auto& p : command.positionals)
-        if (p.required && (p.list ? p.list->empty() : p.single->empty()))
-            return usage_error(fmt::format("{} is required", p.name));
-    if (command.run) command.run();
-    return to_int(exit_code);
-}
-
-void add_limit_option(CLI::App& cmd, InputLimits& limits) {
-    // One --limit per command, written to every InputLimits the command's request holds (the
-    // configuration's and the device trees').
-    static std::map<const CLI::App*, std::shared_ptr<std::vector<InputLimits*>>> targets;
-    auto& list = targets[&cmd];
-    if (!list) {
-        list = std::make_shared<std::vector<InputLimits*>>();
-        cmd.add_option_function<std::vector<std::string>>(
-            "--limit", [list = list](const std::vector<std::string>& specs) {
-                for (const auto& spec : specs)
-                    for (auto* target : *list)
-                        if (auto error = set_limit(*target, spec))
-                            throw CLI::ValidationError(*error);
-            });
+        return usage_error(fmt::format("cmalign {}: error: unexpected argument '{}' after --",
+                                       cmd->get_name(), after[next]));
+    try {
+        return to_int(command.run(invocation_of(command)));
+    } catch (const UsageError& e) {
+        return usage_error(e.what(), e.point_to_help());
     }
-    list->push_back(&limits);
 }
 
-void add_config_options(CLI::App& cmd, ConfigOptions& options) {
-    cmd.add_option("-c,--config", options.config_files);
-    cmd.add_option("--set", options.sets);
-    cmd.add_option("--unset", options.unsets);
-    cmd.add_option("--arch", options.arch);
-    cmd.add_option("--kernel-version", options.kernel_version);
-    cmd.add_option("--kernel-tree", options.kernel_tree)->check(CLI::ExistingDirectory);
-    cmd.add_flag("--kconfig-shell", options.kconfig_shell);
-    add_limit_option(cmd, options.limits);
+void pass_environment(ConfigOptions& options) {
     // The library reads no environment: ARCH is passed in, as the last source of the arch.
     if (const char* arch = std::getenv("ARCH"); arch && *arch) options.environment_arch = arch;
     for (const char* name : {"CROSS_COMPILE", "LLVM"})
         if (const char* value = std::getenv(name)) options.kconfig_environment[name] = value;
 }
 
-void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& each) {
-    cmd.add_option("--sweep-versions", options.versions,
-                   each + " each kernel version: 6.1,6.6,6.12 or 6.1..6.18, boundaries, all");
-    cmd.add_option("--sweep-page-sizes", options.page_sizes);
-}
-
-std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code) {
-    if (!options.page_sizes.empty() && options.versions.empty()) {
-        std::cerr << "cmalign: error: --sweep-page-sizes needs --sweep-versions\n";
-        exit_code = ExitCode::input_error;
-        return std::nullopt;
-    }
-    if (options.versions.empty()) return std::nullopt;
-    SweepSpec spec{options.versions, std::nullopt};
-    if (!options.page_sizes.empty()) spec.page_sizes = options.page_sizes;
-    return spec;
-}
-
-void print_diagnostics(const Diagnostics& diags) {
+void print_diagnostics(const std::vector<Diagnostic>& diags) {
     // Errors first: what stopped the command is not buried under notes about assumptions.
     for (auto severity : {Severity::error, Severity::warning, Severity::note})
-        for (const auto& d : diags.items())
+        for (const auto& d : diags)
             if (d.severity == severity) std::cerr << format_gcc(d) << '\n';
+}
+
+const OptionDefinition* definition_of(const CLI::Option& option) {
+    auto it = rows().find(&option);
+    return it == rows().end() ? nullptr : it->second;
 }
 
 std::vector<std::string> names_of(const CLI::Option& o) {
@@ -294,19 +286,28 @@ std::vector<std::string> names_of(const CLI::Option& o) {
     return out;
 }
 
-void register_commands(CLI::App& app, ExitCode& exit_code) {
-    register_calc(app, exit_code);
-    register_table(app, exit_code);
-    register_config(app, exit_code);
-    register_check(app, exit_code);
-    register_tree(app, exit_code);
-    register_fix(app, exit_code);
-    register_suggest(app, exit_code);
-    register_pcp(app, exit_code);
-    register_heap(app, exit_code);
-    register_map(app, exit_code);
-    register_explain(app, exit_code);
-    register_boot_check(app, exit_code);
+void register_commands(CLI::App& app) {
+    struct Entry {
+        const char* name;
+        ExitCode (*run)(const Invocation&);
+    };
+    static constexpr Entry entries[] = {
+        {"calc", calc_command},       {"table", table_command},
+        {"config", config_command},   {"check", check_command},
+        {"tree", tree_command},       {"fix", fix_command},
+        {"suggest", suggest_command}, {"pcp", pcp_command},
+        {"heap", heap_command},       {"map", map_command},
+        {"explain", explain_command}, {"boot-check", boot_check_command},
+    };
+    for (const auto& command : command_definitions()) {
+        auto entry = std::find_if(std::begin(entries), std::end(entries),
+                                  [&](const Entry& e) { return e.name == command.name; });
+        if (entry == std::end(entries))
+            throw std::logic_error(fmt::format("cmalign {}: defined but not run", command.name));
+        add_command(app, command.name, entry->run);
+    }
+    // A value check of the printing side: the text picture needs room.
+    app.get_subcommand("map")->get_option("--columns")->check(CLI::Range(60, 1000));
     add_manual(app);
 }
 

@@ -1,91 +1,118 @@
-// Shared pieces of the command-line front end: option groups and output of diagnostics.
-// The CLI only parses arguments and calls the library; nothing here knows kernel rules.
+// The command-line front end. Every command's options are built from its definition
+// (cmalign/commands.hpp); a parsed command line becomes a JSON request under the definition's
+// keys, read by the same request reader as the C API and Python (cmalign/requests.hpp), run by
+// the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cmalign/api.hpp"
 #include "cmalign/commands.hpp"
 #include "cmalign/core/diagnostic.hpp"
-#include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp" // load_tree() for `tree`
-#include "cmalign/sweep.hpp"
+#include "cmalign/core/error.hpp"
+#include "cmalign/requests.hpp"
 
 namespace cmalign::cli {
 
-// -c/--config, --set, --arch, --kernel-version, --kernel-tree
-void add_config_options(CLI::App& cmd, ConfigOptions& options);
+// A bad command line found after parsing: printed (with a pointer to --help when it is about
+// the command line itself, not a value the library refused), exit 2.
+class UsageError : public std::runtime_error {
+public:
+    UsageError(const std::string& message, bool point_to_help)
+        : std::runtime_error(message), point_to_help_(point_to_help) {}
+    bool point_to_help() const { return point_to_help_; }
 
-// What a command does once the whole command line is read. Commands run after parsing (not from
-// CLI11's callbacks) so that the words after `--` reach their positional inputs first.
-void on_run(CLI::App* cmd, std::function<void()> run);
+private:
+    bool point_to_help_;
+};
 
-// Positional inputs. Words after `--` are positional whatever they look like; they fill the
-// command's positionals in the order these were added. A required one that stays empty is a
-// usage error (exit 2) naming it.
-CLI::Option* add_inputs(CLI::App* cmd, const std::string& name, std::vector<std::string>& target,
-                        const std::string& help, bool required);
-CLI::Option* add_input(CLI::App* cmd, const std::string& name, std::string& target,
-                       const std::string& help);
+// One command line of a command, as parsed from its definition.
+class Invocation {
+public:
+    Invocation(nlohmann::json request, std::map<std::string, std::string> cli_values)
+        : request_(std::move(request)), cli_values_(std::move(cli_values)) {}
+
+    // The request under the definition's JSON keys: what the request readers take.
+    const nlohmann::json& request() const { return request_; }
+
+    // A command-line-only option (--format, --sarif-base, ...): its value as given, else its
+    // definition's default ("" when none); a flag given is "true".
+    std::string value(const std::string& key) const {
+        auto it = cli_values_.find(key);
+        return it == cli_values_.end() ? std::string() : it->second;
+    }
+    bool flag(const std::string& key) const { return value(key) == "true"; }
+
+    // reader(request(), Caller::cli): the typed request; a bad value is a UsageError whose
+    // message names the flag.
+    template <class Reader> auto read(Reader reader) const {
+        try {
+            return reader(request_, Caller::cli);
+        } catch (const Error& e) {
+            // The reader's own errors are located on the command line ("cmalign check: ...");
+            // a value the library refused (-Wnope) names itself.
+            throw UsageError(e.what(), e.diagnostic().where.file.starts_with("cmalign "));
+        }
+    }
+
+private:
+    nlohmann::json request_;
+    std::map<std::string, std::string> cli_values_;
+};
+
+// What a command does with its command line: read, run, print; returns the exit status.
+using Run = std::function<ExitCode(const Invocation&)>;
+
+// The subcommand `name` with every option of its definition (flags, help, value names, choices
+// and defaults from there); `run` is called once the whole command line is read (not from
+// CLI11's callbacks, so that the words after `--` reach the positional inputs first).
+CLI::App* add_command(CLI::App& app, std::string_view name, Run run);
 
 // Parses the command line and runs the chosen command; returns the exit status. Options never
-// eat inputs: every option takes one value per occurrence (`-I a -I b`), except those marked
-// with takes_list() (`--affected-by FILE...`, which the list ends at the next option or `--`).
-int run_command_line(CLI::App& app, int argc, char** argv, const ExitCode& exit_code);
-CLI::Option* takes_list(CLI::Option* option);
+// eat inputs: every option takes one value per occurrence (`-I a -I b`), except those whose
+// definition says takes_list (`--affected-by FILE...`, a list that ends at the next option or
+// `--`). Words after `--` are positional whatever they look like.
+int run_command_line(CLI::App& app, int argc, char** argv);
 
-// --format; its choices and default come from the command's definition.
-CLI::Option* add_format(CLI::App* cmd, std::string& format);
+// The environment the library does not read itself: ARCH (the last source of the arch) and,
+// for --kconfig-shell, CROSS_COMPILE and LLVM.
+void pass_environment(ConfigOptions& options);
 
-// Ties every command's CLI11 options to the library's definitions (cmalign/commands.hpp): the
-// help text, value name and choices come from there, and an option either side lacks is a
-// programming error (std::logic_error at start-up, so every CLI test fails on a drift).
-void apply_definitions(CLI::App& app);
+// Prints diagnostics gcc-style on stderr, errors first.
+void print_diagnostics(const std::vector<Diagnostic>& diags);
+inline void print_diagnostics(const Diagnostics& diags) {
+    print_diagnostics(diags.items());
+}
 
-// Prints diagnostics gcc-style on stderr (used for input errors of every command).
-void print_diagnostics(const Diagnostics& diags);
-
-// Each command registers itself and returns the exit code through `exit_code` when run.
-void register_calc(CLI::App& app, ExitCode& exit_code);
-void register_table(CLI::App& app, ExitCode& exit_code);
-void register_config(CLI::App& app, ExitCode& exit_code);
-void register_check(CLI::App& app, ExitCode& exit_code);
-void register_tree(CLI::App& app, ExitCode& exit_code);
-void register_fix(CLI::App& app, ExitCode& exit_code);
-void register_suggest(CLI::App& app, ExitCode& exit_code);
-void register_pcp(CLI::App& app, ExitCode& exit_code);
-void register_heap(CLI::App& app, ExitCode& exit_code);
-void register_map(CLI::App& app, ExitCode& exit_code);
-void register_explain(CLI::App& app, ExitCode& exit_code);
-void register_boot_check(CLI::App& app, ExitCode& exit_code);
+// Each command: its request read (Invocation::read), run and printed.
+ExitCode calc_command(const Invocation& invocation);
+ExitCode table_command(const Invocation& invocation);
+ExitCode config_command(const Invocation& invocation);
+ExitCode check_command(const Invocation& invocation);
+ExitCode tree_command(const Invocation& invocation);
+ExitCode fix_command(const Invocation& invocation);
+ExitCode suggest_command(const Invocation& invocation);
+ExitCode pcp_command(const Invocation& invocation);
+ExitCode heap_command(const Invocation& invocation);
+ExitCode map_command(const Invocation& invocation);
+ExitCode explain_command(const Invocation& invocation);
+ExitCode boot_check_command(const Invocation& invocation);
 
 // --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
 // generators (manual.cpp). Call after every command is registered.
 void add_manual(CLI::App& app);
 // Every command above and the manual generators: what the program offers (main and fuzz_argv).
-void register_commands(CLI::App& app, ExitCode& exit_code);
+void register_commands(CLI::App& app);
 // An option's names as typed: "-c", "--config".
 std::vector<std::string> names_of(const CLI::Option& o);
-
-// -I, -D
-void add_tree_options(CLI::App& cmd, TreeOptions& options);
-
-// --limit NAME=VALUE (repeatable) into `limits`; called again for the same command, the one option
-// also fills the new target.
-void add_limit_option(CLI::App& cmd, InputLimits& limits);
-
-// --sweep-versions, --sweep-page-sizes; `each` says what is done per cell ("check under").
-struct SweepOptions {
-    std::string versions;
-    std::string page_sizes;
-};
-void add_sweep_options(CLI::App& cmd, SweepOptions& options, const std::string& each);
-// The sweep asked for, or nullopt. Page sizes without versions are a usage error: said on
-// stderr, and `exit_code` set to input_error.
-std::optional<SweepSpec> sweep_spec(const SweepOptions& options, ExitCode& exit_code);
+// The definition an option of a command was built from; nullptr for --help and the like.
+const OptionDefinition* definition_of(const CLI::Option& option);
 
 } // namespace cmalign::cli

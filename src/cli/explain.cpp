@@ -7,30 +7,20 @@
 
 namespace cmalign::cli {
 
-void register_explain(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("explain");
-    auto request = std::make_shared<ExplainRequest>();
-    auto format = std::make_shared<std::string>("text");
-    add_input(cmd, "log", request->log_path, "dmesg, journalctl -k or serial console capture");
-    add_input(cmd, "board", request->board, "the board's .dts or .dtb");
-    add_config_options(*cmd, request->config);
-    add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs);
-    add_format(cmd, *format);
-
-    on_run(cmd, [=, &exit_code] {
-        auto outcome = run_explain(*request);
-        for (const auto& d : outcome.errors)
-            std::cerr << format_gcc(d) << '\n';
-        if (*format == "json")
-            // A log is bytes from a serial line: invalid UTF-8 becomes U+FFFD, as run_json() does.
-            std::cout << explain_json(outcome).dump(2, ' ', false,
-                                                    nlohmann::json::error_handler_t::replace)
-                      << '\n';
-        else if (outcome.errors.empty())
-            std::cout << explain_text(outcome);
-        exit_code = outcome.exit_code();
-    });
+ExitCode explain_command(const Invocation& invocation) {
+    auto request = invocation.read(read_explain_request);
+    pass_environment(request.config);
+    auto outcome = run_explain(request);
+    for (const auto& d : outcome.errors)
+        std::cerr << format_gcc(d) << '\n';
+    if (invocation.value("format") == "json")
+        // A log is bytes from a serial line: invalid UTF-8 becomes U+FFFD, as run_json() does.
+        std::cout << explain_json(outcome).dump(2, ' ', false,
+                                                nlohmann::json::error_handler_t::replace)
+                  << '\n';
+    else if (outcome.errors.empty())
+        std::cout << explain_text(outcome);
+    return outcome.exit_code();
 }
 
 } // namespace cmalign::cli

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,81 +18,51 @@
 
 namespace cmalign::cli {
 
-void register_fix(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("fix");
-    auto request = std::make_shared<FixRequest>();
-    auto format = std::make_shared<std::string>("text");
-    auto in_place = std::make_shared<bool>(false);
-    auto diff = std::make_shared<bool>(false);
-    auto out = std::make_shared<std::string>();
-    add_inputs(cmd, "files", request->inputs, ".dts/.dtso/.dtb/.dtbo files or directories", true);
-    add_config_options(*cmd, request->config);
-    add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->bootargs);
-    auto* in_place_opt = cmd->add_flag("--in-place", *in_place);
-    auto* out_opt = cmd->add_option("-o,--output", *out);
-    auto* diff_opt = cmd->add_flag("--diff", *diff);
-    in_place_opt->excludes(out_opt)->excludes(diff_opt);
-    out_opt->excludes(diff_opt);
-    cmd->add_option("-j,--jobs", request->jobs);
-    add_format(cmd, *format);
+namespace {
 
-    on_run(cmd, [=, &exit_code] {
-        if (*in_place)
-            request->mode = FixMode::in_place;
-        else if (!out->empty()) {
-            request->mode = FixMode::output;
-            request->out_path = *out;
-        } else if (*diff) {
-            request->mode = FixMode::diff;
-            std::error_code ec;
-            request->diff_base = std::filesystem::current_path(ec).string();
-        }
-        auto outcome = run_fix(*request);
+// What was (or would be) changed, one line per edit, and the count on stderr.
+void print_text(const FixRequest& request, const FixOutcome& outcome) {
+    std::vector<Diagnostic> all = outcome.config_diagnostics;
+    for (const auto* list : {&outcome.input_errors, &outcome.diagnostics, &outcome.io_errors})
+        all.insert(all.end(), list->begin(), list->end());
+    report::TextOptions options;
+    options.color = isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    std::cerr << report::text(all, options);
+    if (request.mode == FixMode::diff) std::cout << outcome.diff;
+    if (request.mode != FixMode::diff) {
+        for (const auto& e : outcome.edits)
+            std::cout << fmt::format("{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line,
+                                     e.where.column, e.node, e.property,
+                                     e.binary ? fmt::format("{:#x}", e.old_value) : e.old_text,
+                                     e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
+    }
+    if (!outcome.model || !outcome.alignment) return;
+    std::vector<std::string> files;
+    for (const auto& e : outcome.edits)
+        if (std::find(files.begin(), files.end(), e.file) == files.end()) files.push_back(e.file);
+    const bool writes = request.mode == FixMode::in_place || request.mode == FixMode::output;
+    std::cerr << fmt::format(
+        "{} board{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
+        outcome.inputs == 1 ? "" : "s", format_size(*outcome.alignment), outcome.edits.size(),
+        outcome.edits.size() == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s",
+        outcome.written.empty() ? (writes ? ", nothing written" : "")
+                                : fmt::format(", {} file{} written", outcome.written.size(),
+                                              outcome.written.size() == 1 ? "" : "s"));
+}
 
-        if (*format == "json") {
-            std::cout << fix_json(outcome).dump(2) << '\n';
-            if (request->mode == FixMode::diff) std::cerr << outcome.diff;
-        } else {
-            std::vector<Diagnostic> all = outcome.config_diagnostics;
-            for (const auto* list :
-                 {&outcome.input_errors, &outcome.diagnostics, &outcome.io_errors})
-                all.insert(all.end(), list->begin(), list->end());
-            report::TextOptions options;
-            options.color = isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
-            std::cerr << report::text(all, options);
-            if (request->mode == FixMode::diff) std::cout << outcome.diff;
-            if (request->mode != FixMode::diff) { // what was (or would be) changed
-                for (const auto& e : outcome.edits)
-                    std::cout << fmt::format(
-                        "{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line, e.where.column,
-                        e.node, e.property,
-                        e.binary ? fmt::format("{:#x}", e.old_value) : e.old_text,
-                        e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
-            }
-            if (outcome.model && outcome.alignment) {
-                std::size_t files = 0;
-                std::vector<std::string> seen;
-                for (const auto& e : outcome.edits)
-                    if (std::find(seen.begin(), seen.end(), e.file) == seen.end()) {
-                        seen.push_back(e.file);
-                        ++files;
-                    }
-                std::cerr << fmt::format(
-                    "{} board{}, alignment {}: {} edit{} in {} file{}{}\n", outcome.inputs,
-                    outcome.inputs == 1 ? "" : "s", format_size(*outcome.alignment),
-                    outcome.edits.size(), outcome.edits.size() == 1 ? "" : "s", files,
-                    files == 1 ? "" : "s",
-                    outcome.written.empty()
-                        ? (request->mode == FixMode::in_place || request->mode == FixMode::output
-                               ? ", nothing written"
-                               : "")
-                        : fmt::format(", {} file{} written", outcome.written.size(),
-                                      outcome.written.size() == 1 ? "" : "s"));
-            }
-        }
-        exit_code = outcome.exit_code();
-    });
+} // namespace
+
+ExitCode fix_command(const Invocation& invocation) {
+    auto request = invocation.read(read_fix_request);
+    pass_environment(request.config);
+    auto outcome = run_fix(request);
+    if (invocation.value("format") == "json") {
+        std::cout << fix_json(outcome).dump(2) << '\n';
+        if (request.mode == FixMode::diff) std::cerr << outcome.diff;
+    } else {
+        print_text(request, outcome);
+    }
+    return outcome.exit_code();
 }
 
 } // namespace cmalign::cli

@@ -46,10 +46,8 @@ int main(int argc, char** argv) try {
     app.set_version_flag("--version", std::string("cmalign ") + CMALIGN_VERSION);
     app.require_subcommand(1);
 
-    auto exit_code = cmalign::ExitCode::clean;
-    cmalign::cli::register_commands(app, exit_code);
-
-    return cmalign::cli::run_command_line(app, argc, argv, exit_code);
+    cmalign::cli::register_commands(app);
+    return cmalign::cli::run_command_line(app, argc, argv);
 } catch (...) {
     return report_escaped_exception(argc, argv);
 }

@@ -51,29 +51,26 @@ constexpr Example examples[] = {
 // for -W/-E (and their no- forms).
 std::vector<std::string> value_words(const CLI::Option& o) {
     std::vector<std::string> out;
-    for (const auto& n : o.get_lnames())
-        if (n == "arch")
-            for (auto arch : kernel::all_arches())
-                out.emplace_back(kernel::to_string(arch));
-    for (const auto& n : o.get_snames())
-        if (n == "W" || n == "E") {
-            out.emplace_back("all");
-            out.emplace_back("no-all");
-            for (const auto& check : checks::registry()) {
-                out.emplace_back(check.name);
-                out.push_back("no-" + std::string(check.name));
-            }
+    const auto* row = definition_of(o);
+    if (!row) return out;
+    if (row->key == "arch")
+        for (auto arch : kernel::all_arches())
+            out.emplace_back(kernel::to_string(arch));
+    if (row->type == ValueType::check_switch) {
+        out.emplace_back("all");
+        out.emplace_back("no-all");
+        for (const auto& check : checks::registry()) {
+            out.emplace_back(check.name);
+            out.push_back("no-" + std::string(check.name));
         }
+    }
     return out;
 }
 
-// Option values that name files or directories (completion offers paths for them).
+// Option values that name directories (completion offers directories for them).
 bool takes_directory(const CLI::Option& o) {
-    for (const auto& n : o.get_lnames())
-        if (n == "kernel-tree") return true;
-    for (const auto& n : o.get_snames())
-        if (n == "I") return true;
-    return false;
+    const auto* row = definition_of(o);
+    return row && row->type == ValueType::directory;
 }
 
 // "TEXT:{text,json,sarif}" → {"text", "json", "sarif"}

@@ -27,48 +27,33 @@ bool utf8_locale() {
 }
 } // namespace
 
-void register_map(CLI::App& app, ExitCode& exit_code) {
-    auto* cmd = app.add_subcommand("map");
-    auto request = std::make_shared<MapRequest>();
-    auto format = std::make_shared<std::string>("text");
-    auto output = std::make_shared<std::string>();
-    auto columns = std::make_shared<int>(80);
-    add_input(cmd, "board", request->input, "a .dts or .dtb board");
-    add_config_options(*cmd, request->config);
-    add_tree_options(*cmd, request->tree);
-    cmd->add_option("--bootargs", request->checks.bootargs);
-    add_format(cmd, *format);
-    cmd->add_option("-o,--output", *output);
-    cmd->add_option("--columns", *columns)->check(CLI::Range(60, 1000));
-
-    on_run(cmd, [=, &exit_code] {
-        auto outcome = run_map(*request);
-        Diagnostics shown;
-        for (const auto* list : {&outcome.config_diagnostics, &outcome.errors})
-            for (const auto& d : *list)
-                shown.add(d);
-        print_diagnostics(shown);
-        if (!outcome.layout) {
-            exit_code = ExitCode::input_error;
-            return;
+ExitCode map_command(const Invocation& invocation) {
+    auto request = invocation.read(read_map_request);
+    pass_environment(request.config);
+    auto outcome = run_map(request);
+    std::vector<Diagnostic> shown = outcome.config_diagnostics;
+    shown.insert(shown.end(), outcome.errors.begin(), outcome.errors.end());
+    print_diagnostics(shown);
+    if (!outcome.layout) return ExitCode::input_error;
+    const auto format = invocation.value("format");
+    std::string text =
+        format == "svg" ? map::render_svg(*outcome.layout)
+        : format == "json"
+            ? map::to_json(*outcome.layout).dump(2) + "\n"
+            : map::render_text(*outcome.layout, std::stoi(invocation.value("columns")));
+    // Box-drawing glyphs only where the locale says UTF-8 (LC_ALL=C gets ASCII).
+    if (format == "text" && !utf8_locale()) text = map::to_ascii(text);
+    const auto output = invocation.value("output");
+    if (output.empty()) {
+        std::cout << text;
+    } else {
+        Diagnostics written; // atomic, and a read-only target refused, as fix writes
+        if (!fix::write_file_atomically(output, text, written)) {
+            print_diagnostics(written);
+            return ExitCode::input_error;
         }
-        std::string text = *format == "svg"    ? map::render_svg(*outcome.layout)
-                           : *format == "json" ? map::to_json(*outcome.layout).dump(2) + "\n"
-                                               : map::render_text(*outcome.layout, *columns);
-        // Box-drawing glyphs only where the locale says UTF-8 (LC_ALL=C gets ASCII).
-        if (*format == "text" && !utf8_locale()) text = map::to_ascii(text);
-        if (output->empty()) {
-            std::cout << text;
-        } else {
-            Diagnostics written; // atomic, and a read-only target refused, as fix writes
-            if (!fix::write_file_atomically(*output, text, written)) {
-                print_diagnostics(written);
-                exit_code = ExitCode::input_error;
-                return;
-            }
-        }
-        exit_code = outcome.exit_code();
-    });
+    }
+    return outcome.exit_code();
 }
 
 } // namespace cmalign::cli

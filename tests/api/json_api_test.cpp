@@ -97,6 +97,18 @@ TEST_CASE("bad requests are located errors, never silently ignored") {
     CHECK(error_of("fix", R"({"file": "x.dts", "in_place": true, "diff": true})")
               .find("at most one of") != std::string::npos);
     CHECK(error_of("nope", "{}").find("unknown command 'nope'") != std::string::npos);
+    // The request reader is the CLI's too; to a JSON caller it names keys.
+    CHECK(error_of("check", R"({"files": ["x.dts"], "jobs": "many"})") ==
+          "<request>: error: check: 'jobs' must be an integer from 0 to 4096");
+    CHECK(error_of("suggest", R"({"sweep_page_sizes": "4K"})") ==
+          "<request>: error: suggest: 'sweep_page_sizes' needs 'sweep_versions'");
+    CHECK(error_of("calc", R"({"kernel_tree": "/no/such/tree"})") ==
+          "<request>: error: calc: 'kernel_tree': no such directory: /no/such/tree");
+    CHECK(error_of("check", json{{"files", "x.dts"}, {"affected_by", CMALIGN_SOURCE_DIR}}.dump()) ==
+          "<request>: error: check: 'affected_by' takes the changed files, and '" +
+              std::string(CMALIGN_SOURCE_DIR) + "' is a directory");
+    CHECK(error_of("boot_check", R"({"board": "b.dts"})") ==
+          "<request>: error: boot_check: 'kernel' is required");
 }
 
 TEST_CASE("an unreadable file raises the library's located error") {

@@ -128,6 +128,31 @@ TEST_CASE("a friendly command line: bare cmalign, help, did you mean, valid valu
     CHECK(arch.err.find("arm64") != std::string::npos); // the valid ones are listed
 }
 
+TEST_CASE(
+    "a bad value is a usage error naming the flag (the JSON request reader's, in CLI words)") {
+    auto jobs = cli("check x.dts --jobs many");
+    CHECK(jobs.exit_code == 2);
+    CHECK(jobs.err.find("cmalign check: error: --jobs must be an integer from 0 to 4096\nRun with "
+                        "--help for more information.") != std::string::npos);
+    auto sweep = cli("suggest --sweep-page-sizes 4K");
+    CHECK(sweep.exit_code == 2);
+    CHECK(sweep.err.find("cmalign suggest: error: --sweep-page-sizes needs --sweep-versions") !=
+          std::string::npos);
+    auto modes = cli("fix x.dts --in-place --diff");
+    CHECK(modes.exit_code == 2);
+    CHECK(modes.err.find("give at most one of --output, --in-place and --diff") !=
+          std::string::npos);
+    auto size = cli("suggest --target-alignment lots");
+    CHECK(size.exit_code == 2);
+    CHECK(size.err.find("--target-alignment must be a size") != std::string::npos);
+    auto tree = cli("calc --kernel-tree /no/such/tree");
+    CHECK(tree.exit_code == 2);
+    CHECK(tree.err.find("--kernel-tree: no such directory: /no/such/tree") != std::string::npos);
+    auto kernel = cli("boot-check board.dts");
+    CHECK(kernel.exit_code == 2);
+    CHECK(kernel.err.find("cmalign boot-check: error: --kernel is required") != std::string::npos);
+}
+
 TEST_CASE("a usage error comes before any note") {
     // heap without a usable size: the error is the first thing on stderr.
     auto r = cli("heap --size wombat --arch arm64 --kernel-version 6.12");

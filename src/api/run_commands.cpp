@@ -1,0 +1,83 @@
+// run_calc(), run_table(), run_config() and run_tree(): the commands that are one library call
+// each, as outcomes the CLI prints and run_json() answers with.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cmalign/api.hpp"
+#include "cmalign/dt/write.hpp"
+#include "cmalign/run.hpp"
+#include "cmalign/run_inputs.hpp"
+
+namespace cmalign {
+
+CalcOutcome run_calc(const ConfigOptions& options) {
+    CalcOutcome out;
+    out.model = load_model(options, out.diags);
+    return out;
+}
+
+std::vector<Diagnostic> CalcOutcome::reading_diagnostics() const {
+    std::vector<Diagnostic> out;
+    for (const auto& d : diags.items()) {
+        bool in_model =
+            model &&
+            std::any_of(model->diagnostics.begin(), model->diagnostics.end(), [&](const auto& m) {
+                return m.message == d.message && m.where == d.where;
+            });
+        if (!in_model) out.push_back(d);
+    }
+    return out;
+}
+
+ExitCode CalcOutcome::exit_code() const {
+    return model && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
+}
+
+TableOutcome run_table(const TableRequest& request) {
+    TableOutcome out;
+    out.arch = arch_option(request.arch, out.diags);
+    if (!out.arch) return out;
+    out.version = table_version(request.kernel_version, request.kernel_tree, out.diags);
+    if (out.version) out.rows = kernel::table(*out.arch, *out.version);
+    return out;
+}
+
+ExitCode TableOutcome::exit_code() const {
+    return arch && version ? ExitCode::clean : ExitCode::input_error;
+}
+
+ConfigOutcome run_config(const ConfigOptions& options) {
+    ConfigOutcome out;
+    out.evaluation = evaluate_config(options, out.diags);
+    return out;
+}
+
+ExitCode ConfigOutcome::exit_code() const {
+    return evaluation && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
+}
+
+TreeOutcome run_tree(const TreeRequest& request) {
+    TreeOutcome out;
+    dt::FileCache cache;
+    auto pp = preprocess_options(request.tree);
+    std::optional<dt::Tree> tree;
+    if (request.tree.overlays.empty())
+        tree = load_tree(request.file, pp, cache, out.diags);
+    else if (auto overlays = load_overlays(request.tree.overlays, pp, cache, out.diags))
+        tree = load_board(request.file, pp, cache, out.diags, {}, *overlays);
+    if (!tree || out.diags.has_errors()) return out;
+    if (request.format == TreeFormat::dts)
+        out.dts = dt::tree_dts(*tree, request.path);
+    else
+        out.json = dt::tree_json(*tree, request.path);
+    if (!out.dts && !out.json)
+        out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
+    return out;
+}
+
+ExitCode TreeOutcome::exit_code() const {
+    return (json || dts) && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
+}
+
+} // namespace cmalign
