@@ -176,6 +176,7 @@ public:
         options.kernel_tree = directory("kernel_tree");
         options.kconfig_shell = flag("kconfig_shell");
         options.limits = limits();
+        options.cache_dir = string("cache_dir");
         return options;
     }
 

@@ -9,7 +9,7 @@ namespace cmalign::cli {
 
 ExitCode boot_check_command(const Invocation& invocation) {
     auto request = invocation.read(read_boot_check_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_boot_check(request);
     for (const auto& d : outcome.errors)
         std::cerr << format_gcc(d) << '\n';

@@ -10,7 +10,7 @@ namespace cmalign::cli {
 
 ExitCode calc_command(const Invocation& invocation) {
     auto options = invocation.read(read_calc_request);
-    pass_environment(options);
+    pass_environment(options, invocation);
     auto outcome = run_calc(options);
     if (outcome.exit_code() == ExitCode::input_error) {
         print_diagnostics(outcome.diags);
@@ -43,7 +43,7 @@ ExitCode table_command(const Invocation& invocation) {
 
 ExitCode config_command(const Invocation& invocation) {
     auto options = invocation.read(read_config_request);
-    pass_environment(options);
+    pass_environment(options, invocation);
     auto outcome = run_config(options);
     print_diagnostics(outcome.diags); // redefinition warnings and errors, gcc-style, on stderr
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;

@@ -133,7 +133,7 @@ void print_outcome(const CheckRequest& request, const CheckOutcome& outcome,
 
 ExitCode check_command(const Invocation& invocation) {
     auto [request, sweep] = invocation.read(read_check_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     if (sweep) return print_sweep(request, *sweep, invocation.value("format"));
     bool show_progress = !invocation.flag("no_progress") && isatty(STDERR_FILENO);
     if (show_progress) {

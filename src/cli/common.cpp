@@ -258,11 +258,23 @@ int run_command_line(CLI::App& app, int argc, char** argv) {
     }
 }
 
-void pass_environment(ConfigOptions& options) {
+void pass_environment(ConfigOptions& options, const Invocation& invocation) {
     // The library reads no environment: ARCH is passed in, as the last source of the arch.
     if (const char* arch = std::getenv("ARCH"); arch && *arch) options.environment_arch = arch;
     for (const char* name : {"CROSS_COMPILE", "LLVM"})
         if (const char* value = std::getenv(name)) options.kconfig_environment[name] = value;
+    // The on-disk cache is on for the command line (the library's default is off): the XDG
+    // base directory's cache home, else ~/.cache; --no-cache turns it off.
+    if (invocation.flag("no_cache")) {
+        options.cache_dir.reset();
+    } else if (!options.cache_dir) {
+        const char* xdg = std::getenv("XDG_CACHE_HOME");
+        const char* home = std::getenv("HOME");
+        if (xdg && *xdg == '/')
+            options.cache_dir = std::string(xdg) + "/cmalign";
+        else if (home && *home == '/')
+            options.cache_dir = std::string(home) + "/.cache/cmalign";
+    }
 }
 
 void print_diagnostics(const std::vector<Diagnostic>& diags) {

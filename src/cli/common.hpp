@@ -82,8 +82,9 @@ CLI::App* add_command(CLI::App& app, std::string_view name, Run run);
 int run_command_line(CLI::App& app, int argc, char** argv);
 
 // The environment the library does not read itself: ARCH (the last source of the arch) and,
-// for --kconfig-shell, CROSS_COMPILE and LLVM.
-void pass_environment(ConfigOptions& options);
+// for --kconfig-shell, CROSS_COMPILE and LLVM; and the on-disk cache directory (XDG_CACHE_HOME or
+// HOME, unless --no-cache).
+void pass_environment(ConfigOptions& options, const Invocation& invocation);
 
 // Prints diagnostics gcc-style on stderr, errors first.
 void print_diagnostics(const std::vector<Diagnostic>& diags);

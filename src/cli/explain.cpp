@@ -9,7 +9,7 @@ namespace cmalign::cli {
 
 ExitCode explain_command(const Invocation& invocation) {
     auto request = invocation.read(read_explain_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_explain(request);
     for (const auto& d : outcome.errors)
         std::cerr << format_gcc(d) << '\n';

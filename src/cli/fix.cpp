@@ -54,7 +54,7 @@ void print_text(const FixRequest& request, const FixOutcome& outcome) {
 
 ExitCode fix_command(const Invocation& invocation) {
     auto request = invocation.read(read_fix_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_fix(request);
     if (invocation.value("format") == "json") {
         std::cout << fix_json(outcome).dump(2) << '\n';

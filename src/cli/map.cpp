@@ -29,7 +29,7 @@ bool utf8_locale() {
 
 ExitCode map_command(const Invocation& invocation) {
     auto request = invocation.read(read_map_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_map(request);
     std::vector<Diagnostic> shown = outcome.config_diagnostics;
     shown.insert(shown.end(), outcome.errors.begin(), outcome.errors.end());

@@ -9,7 +9,7 @@ namespace cmalign::cli {
 
 ExitCode pcp_command(const Invocation& invocation) {
     auto request = invocation.read(read_pcp_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_pcp(request);
     print_diagnostics(outcome.diags);
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
@@ -22,7 +22,7 @@ ExitCode pcp_command(const Invocation& invocation) {
 
 ExitCode heap_command(const Invocation& invocation) {
     auto request = invocation.read(read_heap_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     auto outcome = run_heap(request);
     print_diagnostics(outcome.diags);
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;

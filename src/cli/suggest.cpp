@@ -79,7 +79,7 @@ void print_text(const SuggestOutcome& outcome) {
 
 ExitCode suggest_command(const Invocation& invocation) {
     auto [request, sweep] = invocation.read(read_suggest_request);
-    pass_environment(request.config);
+    pass_environment(request.config, invocation);
     const bool json = invocation.value("format") == "json";
     if (sweep) {
         auto outcome = run_suggest_sweep(request, *sweep);

@@ -90,7 +90,7 @@ TEST_CASE("bad requests are located errors, never silently ignored") {
     CHECK(error_of("calc", R"({"arch": "arm64", "kernel_versoin": "6.16"})") ==
           "<request>: error: calc: unknown key 'kernel_versoin' (did you mean "
           "'kernel_version'?); valid keys: configs, sets, unsets, arch, kernel_version, "
-          "kernel_tree, kconfig_shell, limits");
+          "kernel_tree, kconfig_shell, limits, cache_dir");
     CHECK(error_of("calc", R"({"configs": "a", "arch": ["arm64"]})") ==
           "<request>: error: calc: 'arch' must be a string");
     CHECK(error_of("check", R"({})") == "<request>: error: check: 'files' is required");

@@ -71,7 +71,7 @@ def option_values(tmp):
         "sysctls": {"vm.min_free_kbytes": "67584"},
         "sysctl_file": str(PCP / "x86_64-6.18-vm.sysctl"), "dt": SEED,
         "vendor_params": ["pcp_batch_scale_max"], "size": "6M", "available_order": 4,
-        "log": LOG, "board": MINI,
+        "log": LOG, "board": MINI, "cache_dir": str(tmp / "cache"),
     }
 
 

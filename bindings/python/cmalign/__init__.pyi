@@ -30,6 +30,7 @@ def calc(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
 ) -> _Json: ...
 def table(
     *,
@@ -47,6 +48,7 @@ def config(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
 ) -> _Json: ...
 def check(
     files: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -59,6 +61,7 @@ def check(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -93,6 +96,7 @@ def fix(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -113,6 +117,7 @@ def suggest(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -130,6 +135,7 @@ def pcp(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     memory: Optional[_Size] = ...,
     memory_base: Optional[_Size] = ...,
     zones: Optional[_Assignments] = ...,
@@ -152,6 +158,7 @@ def heap(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     available_order: Optional[int] = ...,
 ) -> _Json: ...
 def map(
@@ -165,6 +172,7 @@ def map(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -182,6 +190,7 @@ def explain(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
@@ -199,6 +208,7 @@ def boot_check(
     kernel_tree: Optional[_Path] = ...,
     kconfig_shell: Optional[bool] = ...,
     limits: Optional[_Assignments] = ...,
+    cache_dir: Optional[str] = ...,
     include_dirs: Optional[Union[_Path, Sequence[_Path]]] = ...,
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The on-disk cache's fast paths against the reference tools, paired runs side by side (median
+# of N rounds, each round runs every contender once, in turn):
+#   1. one board inside the kernel tree with a full .config: cpp + dtc on that board, cmalign
+#      with --no-cache, with a cold cache (emptied before each run) and with a warm cache;
+#   2. --affected-by one .dtsi over the arch's boards: warm cache against the whole check;
+#   then bench/check-vs-dtc.sh (the whole tree against cpp + dtc, no cache) and
+#   bench/kconfig-vs-make.sh (config of a defconfig against make) when --all is given.
+#
+#   bench/cache.sh [--all] [KERNEL_TREE] [CMALIGN_BINARY] [ROUNDS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+all=0
+[[ ${1:-} == --all ]] && { all=1; shift; }
+tree=$(realpath "${1:-/opt/cmalign/ksrc/linux-source-6.12}")
+cmalign=$(realpath "${2:-$here/../build/cmalign}")
+rounds=${3:-7}
+board=arch/arm64/boot/dts/qcom/sdm845-db845c.dts
+dtsi=arch/arm64/boot/dts/qcom/sdm845.dtsi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$tree"
+"$cmalign" config --no-cache --kernel-tree . --arch arm64 -c arch/arm64/configs/defconfig \
+    >"$work/full.config" 2>/dev/null
+
+seconds() { # command...: wall seconds of one run, output discarded
+    local t0 t1
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    echo $(((t1 - t0) / 1000)) # microseconds
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] / 1e6 }'; }
+
+reference() {
+    cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I scripts/dtc/include-prefixes \
+        -I "$(dirname "$board")" "$board" 2>/dev/null | dtc -I dts -O dtb -q -o /dev/null -
+}
+check() { "$cmalign" check --no-progress --kernel-tree . -c "$work/full.config" "$@"; }
+cold() { rm -rf "$work/cold"; check --cache-dir "$work/cold" "$board"; }
+warm() { check --cache-dir "$work/warm" "$board"; }
+warm >/dev/null 2>&1 || true # fills the warm cache once
+for _ in $(seq "$rounds"); do
+    echo "ref $(seconds reference)"
+    echo "nocache $(seconds check --no-cache "$board")"
+    echo "cold $(seconds cold)"
+    echo "warm $(seconds warm)"
+done >"$work/one"
+get() { awk -v k="$1" '$1 == k { print $2 }' "$work/one" | median; }
+ref=$(get ref) nocache=$(get nocache) coldt=$(get cold) warmt=$(get warm)
+echo "1. one board ($board) in $(basename "$tree"), full .config, median of $rounds paired rounds:"
+awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" 'BEGIN {
+    printf "   cpp + dtc            %7.3f s\n", r
+    printf "   cmalign --no-cache   %7.3f s  ratio %.2f\n", n, n / r
+    printf "   cmalign cold cache   %7.3f s  ratio %.2f\n", c, c / r
+    printf "   cmalign warm cache   %7.3f s  ratio %.3f  (goal <= 0.100)\n", w, w / r }'
+
+dts_dir=arch/arm64/boot/dts
+affected() { check --cache-dir "$work/warm" -j "$(nproc)" "$dts_dir" --affected-by "$dtsi" --; }
+affected >"$work/affected.txt" 2>&1 || true # fills the include graphs once
+for _ in $(seq "$rounds"); do
+    echo "affected $(seconds affected)"
+    echo "whole $(seconds check --no-cache -j "$(nproc)" "$dts_dir")"
+done >"$work/two"
+a=$(awk '$1 == "affected" { print $2 }' "$work/two" | median)
+w=$(awk '$1 == "whole" { print $2 }' "$work/two" | median)
+boards=$(grep -oE '[0-9]+ boards? checked' "$work/affected.txt" | grep -oE '^[0-9]+' | head -1)
+echo "2. --affected-by $dtsi over $dts_dir ($boards boards affected), warm cache:"
+awk -v a="$a" -v w="$w" -v b="$boards" 'BEGIN {
+    printf "   whole check (no cache) %7.3f s\n", w
+    printf "   --affected-by, warm    %7.3f s  goal <= %.3f s (0.1 s + 2 ms per affected board)\n", a, 0.1 + 0.002 * b }'
+
+if ((all)); then
+    echo "3. the whole tree against cpp + dtc (bench/check-vs-dtc.sh):"
+    "$here/check-vs-dtc.sh" "$tree" "$cmalign"
+    echo "4. config of the arm64 defconfig against make (bench/kconfig-vs-make.sh):"
+    "$here/kconfig-vs-make.sh" "$(dirname "$cmalign")" "$tree" || true
+fi
