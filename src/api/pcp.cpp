@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/kernel/zone_layout.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
@@ -75,7 +75,8 @@ PcpOutcome run_pcp(const PcpRequest& request) {
                           fmt::format("CONFIG_PCP_BATCH_SCALE_MAX={} is outside its Kconfig range "
                                       "0–6; make olddefconfig resets it to the default 5",
                                       *scale));
-        else if (calc::rules::find(calc::rules::Topic::pcp_batch_scale_max, m.version).variant == 1)
+        else if (kernel::calc_rules::find(kernel::calc_rules::Topic::pcp_batch_scale_max, m.version)
+                     .variant == 1)
             notes_assumed.push_back("CONFIG_PCP_BATCH_SCALE_MAX not in the configuration: "
                                     "assumed 5 (mm/Kconfig default)");
         else
@@ -321,7 +322,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
         // min = pages_min * managed / lowmem_pages (u64 division) for the largest such zone.
         const calc::Difference* min_diff = nullptr;
         const auto& lowmem_rule =
-            calc::rules::find(calc::rules::Topic::watermark_lowmem, m.version);
+            kernel::calc_rules::find(kernel::calc_rules::Topic::watermark_lowmem, m.version);
         auto capped = [&](ZoneType t) {
             return t == ZoneType::highmem || (lowmem_rule.variant == 1 && t == ZoneType::movable);
         };
