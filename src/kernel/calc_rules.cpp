@@ -152,4 +152,10 @@ const Rule& find(Topic topic, const KernelVersion& v) {
     return *nearest;
 }
 
+const KconfigInt& pcp_batch_scale_max() {
+    static constexpr KconfigInt symbol{"PCP_BATCH_SCALE_MAX", 5, 0, 6,
+                                       "mm/Kconfig (read in 6.12.117 and 7.2.13)"};
+    return symbol;
+}
+
 } // namespace cmalign::kernel::calc_rules

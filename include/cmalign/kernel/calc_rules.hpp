@@ -43,4 +43,15 @@ std::span<const Rule> all();
 // The row of `topic` that holds for `v`; the nearest row when `v` is outside every range.
 const Rule& find(Topic topic, const KernelVersion& v);
 
+// A Kconfig int the calculators read: its default and range.
+struct KconfigInt {
+    const char* symbol; // no CONFIG_ prefix
+    int default_value;
+    int lo, hi;
+    const char* source;
+};
+// CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig ≥ v6.7 and the 6.1.y backport: default 5, range 0 6);
+// whether mainline `v` has it: find(Topic::pcp_batch_scale_max, v).variant == 1.
+const KconfigInt& pcp_batch_scale_max();
+
 } // namespace cmalign::kernel::calc_rules
