@@ -50,7 +50,8 @@ std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagno
 
 // The kernel version `table` is drawn for: --kernel-version, else the version of --kernel-tree,
 // else of the kernel tree the working directory lies in (one note says so), else the newest
-// modelled. A version outside the modelled range is a warning (the nearest rules apply).
+// modelled. Outside the modelled range the policy of every command applies
+// (kernel::outside_modelled_range(): older is an error and nullopt, newer a warning).
 std::optional<KernelVersion> table_version(const std::optional<std::string>& kernel_version,
                                            const std::optional<std::string>& kernel_tree,
                                            Diagnostics& diags, const std::string& cwd = ".");

@@ -91,7 +91,7 @@ std::optional<std::string> config_beside(const std::string& image) {
 }
 
 Diagnostic error_at(const std::string& file, std::string message) {
-    return {Severity::error, {file, 0, 0}, "", std::move(message), "", "", {}};
+    return make_diagnostic(Severity::error, {file, 0, 0}, std::move(message));
 }
 
 bool lost(NodeOutcome o) {

@@ -115,7 +115,7 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     if (auto error =
             read_text_file(request.log_path, request.config.limits, {"the log", true}, log)) {
         out.errors.push_back(
-            {Severity::error, std::move(error->where), "", std::move(error->message), "", "", {}});
+            make_diagnostic(Severity::error, std::move(error->where), std::move(error->message)));
         return out;
     }
     out.log = bootlog::parse(log.text);
@@ -147,14 +147,10 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
                                             *cfg->header_version));
         }
         if (!out.version) {
-            out.errors.push_back({Severity::error,
-                                  {request.log_path, 0, 0},
-                                  "",
-                                  "no \"Linux version\" line in the log: give --kernel-version "
-                                  "(the rules differ between versions)",
-                                  "",
-                                  "",
-                                  {}});
+            out.errors.push_back(
+                make_diagnostic(Severity::error, {request.log_path, 0, 0},
+                                "no \"Linux version\" line in the log: give --kernel-version "
+                                "(the rules differ between versions)"));
             return out;
         }
     }
@@ -173,7 +169,7 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     if (!checked.model || checked.results.empty()) {
         if (out.errors.empty())
             out.errors.push_back(
-                {Severity::error, {request.board, 0, 0}, "", "cannot read the board", "", "", {}});
+                make_diagnostic(Severity::error, {request.board, 0, 0}, "cannot read the board"));
         return out;
     }
     // Errors of the configuration are fatal; its warnings are not.

@@ -1,47 +1,19 @@
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/kconfig/version.hpp"
+#include "cmalign/kernel/arch.hpp"
 #include "cmalign/kernel/versions.hpp"
 #include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 
 std::optional<KernelVersion> kernel_tree_version(const std::string& tree, Diagnostics& diags) {
-    std::string path = tree + "/Makefile";
-    std::ifstream in(path);
-    if (!in) {
-        diags.error({path, 0, 0}, "cannot read the kernel tree's Makefile");
-        return std::nullopt;
-    }
-    // The first lines are "VERSION = 6", "PATCHLEVEL = 12", "SUBLEVEL = 117".
-    int found = 0;
-    KernelVersion v;
-    v.has_patch = true;
-    std::string line;
-    for (int n = 0; n < 20 && std::getline(in, line); ++n) {
-        auto value_of = [&](std::string_view key, int& out) {
-            if (!line.starts_with(key)) return;
-            auto eq = line.find('=');
-            if (eq == std::string::npos) return;
-            std::istringstream number(line.substr(eq + 1));
-            if (number >> out) ++found;
-        };
-        value_of("VERSION", v.major);
-        value_of("PATCHLEVEL", v.minor);
-        value_of("SUBLEVEL", v.patch);
-    }
-    if (found != 3) {
-        diags.error({path, 0, 0}, "no VERSION/PATCHLEVEL/SUBLEVEL in the kernel tree's Makefile");
-        return std::nullopt;
-    }
-    return v;
+    auto read = kconfig::read_tree_version(tree, diags);
+    if (!read) return std::nullopt;
+    return read->version;
 }
 
 std::optional<KernelVersion> table_version(const std::optional<std::string>& kernel_version,
@@ -68,55 +40,24 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
                                    "in it; not given on the command line)",
                                    version.str(), *found));
     }
-    // The tables key on major.minor: 7.2.13 is inside a range that ends at 7.2.
-    const KernelVersion release{version.major, version.minor, 0, false};
-    if (release < kernel::oldest_modelled_version() || release > kernel::newest_modelled_version())
-        diags.warning({}, fmt::format("kernel {} is outside the modelled range {}–{}; using the "
-                                      "nearest rules",
-                                      version.str(), kernel::oldest_modelled_version().str(),
-                                      kernel::newest_modelled_version().str()));
+    // The policy every command shares (kernel::outside_modelled_range()).
+    if (auto outside = kernel::outside_modelled_range(version)) {
+        if (outside->error) {
+            diags.error({}, outside->message);
+            return std::nullopt;
+        }
+        diags.warning({}, outside->message);
+    }
     return version;
 }
 
 std::optional<std::string> kconfig_arch(const ConfigOptions& options,
                                         const kconfig::Config& inputs) {
-    // Our --arch names (docs/cli.md) to make's ARCH; a name that already is one stays.
-    static const std::map<std::string, std::string, std::less<>> to_make = {
-        {"aarch64", "arm64"},
-        {"armhf", "arm"},
-        {"armel", "arm"},
-        {"armv7", "arm"},
-        {"amd64", "x86_64"},
-        {"x64", "x86_64"},
-        {"i686", "i386"},
-        {"x86_32", "i386"},
-        {"ia32", "i386"},
-        {"riscv64", "riscv"},
-        {"riscv32", "riscv"},
-        {"ppc", "powerpc"},
-        {"ppc64", "powerpc"},
-        {"ppc64le", "powerpc"},
-        {"mips64", "mips"},
-        {"mipsel", "mips"},
-        {"loongarch64", "loongarch"},
-    };
-    auto normalize = [&](std::string a) {
-        std::transform(a.begin(), a.end(), a.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (auto it = to_make.find(a); it != to_make.end()) return it->second;
-        return a;
-    };
-    if (options.arch) return normalize(*options.arch);
-    if (inputs.header_arch) return normalize(*inputs.header_arch);
-    // Symbols only an arch's own Kconfig defines, most specific first.
-    static const std::pair<const char*, const char*> by_symbol[] = {
-        {"X86_64", "x86_64"}, {"X86_32", "i386"},         {"ARM64", "arm64"},
-        {"ARM", "arm"},       {"RISCV", "riscv"},         {"PPC", "powerpc"},
-        {"MIPS", "mips"},     {"LOONGARCH", "loongarch"}, {"X86", "x86"},
-    };
-    for (auto [symbol, arch] : by_symbol) {
-        if (inputs.get_bool(symbol).value_or(false)) return std::string(arch);
-    }
+    // Our --arch names (docs/cli.md) and a header's to make's ARCH; the arch table answers.
+    if (options.arch) return kernel::make_arch(*options.arch);
+    if (inputs.header_arch) return kernel::make_arch(*inputs.header_arch);
+    // Symbols only an arch's own Kconfig defines.
+    if (auto found = kernel::arch_from_symbols(inputs)) return found->make_arch;
     return std::nullopt;
 }
 
@@ -148,8 +89,8 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& given, D
         return unevaluated("it has no top-level Kconfig");
     auto arch = kconfig_arch(options, inputs);
     if (!arch)
-        return unevaluated("the architecture is unknown (give --arch: arm64, arm, x86_64, x86, "
-                           "riscv, powerpc, mips, loongarch)");
+        return unevaluated(fmt::format("the architecture is unknown (give --arch: {})",
+                                       kernel::arch_names_list()));
     kconfig::EvalOptions eval_options;
     eval_options.run_shell = options.kconfig_shell;
     eval_options.limits = options.limits;
@@ -183,10 +124,8 @@ std::optional<kconfig::Config> load_config(const ConfigOptions& given, Diagnosti
 std::optional<kernel::Arch> arch_option(std::string_view name, Diagnostics& diags) {
     auto arch = kernel::parse_arch(name);
     if (!arch) {
-        std::string known;
-        for (auto a : kernel::all_arches())
-            known += (known.empty() ? "" : ", ") + std::string(kernel::to_string(a));
-        diags.error({}, fmt::format("unknown architecture '{}' (known: {})", name, known));
+        diags.error({}, fmt::format("unknown architecture '{}' (known: {})", name,
+                                    kernel::arch_names_list()));
     }
     return arch;
 }

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/kernel/zone_layout.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
@@ -63,27 +63,31 @@ PcpOutcome run_pcp(const PcpRequest& request) {
     }
     in.thp = thp_mode(*config, m, notes_assumed);
 
-    // CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig: default 5, range 0 6).
-    const auto* scale_entry = config->find("PCP_BATCH_SCALE_MAX");
-    auto scale = config->get_int("PCP_BATCH_SCALE_MAX");
-    if (scale && *scale >= 0 && *scale <= 6) {
+    // CONFIG_PCP_BATCH_SCALE_MAX: its default and range are the kernel layer's.
+    const auto& scale_symbol = kernel::calc_rules::pcp_batch_scale_max();
+    const auto* scale_entry = config->find(scale_symbol.symbol);
+    auto scale = config->get_int(scale_symbol.symbol);
+    if (scale && *scale >= scale_symbol.lo && *scale <= scale_symbol.hi) {
         in.scale_max = static_cast<int>(*scale);
     } else {
-        in.scale_max = 5;
+        in.scale_max = scale_symbol.default_value;
         if (scale_entry && scale)
             diags.warning(scale_entry->where,
-                          fmt::format("CONFIG_PCP_BATCH_SCALE_MAX={} is outside its Kconfig range "
-                                      "0–6; make olddefconfig resets it to the default 5",
-                                      *scale));
-        else if (calc::rules::find(calc::rules::Topic::pcp_batch_scale_max, m.version).variant == 1)
-            notes_assumed.push_back("CONFIG_PCP_BATCH_SCALE_MAX not in the configuration: "
-                                    "assumed 5 (mm/Kconfig default)");
+                          fmt::format("CONFIG_{}={} is outside its Kconfig range {}–{}; make "
+                                      "olddefconfig resets it to the default {}",
+                                      scale_symbol.symbol, *scale, scale_symbol.lo, scale_symbol.hi,
+                                      scale_symbol.default_value));
+        else if (kernel::calc_rules::find(kernel::calc_rules::Topic::pcp_batch_scale_max, m.version)
+                     .variant == 1)
+            notes_assumed.push_back(fmt::format("CONFIG_{} not in the configuration: assumed {} "
+                                                "(mm/Kconfig default)",
+                                                scale_symbol.symbol, scale_symbol.default_value));
         else
             notes_assumed.push_back(fmt::format(
-                "CONFIG_PCP_BATCH_SCALE_MAX not in the configuration: assumed 5, the default of "
-                "the 6.1.y stable backport; mainline {} before v6.7 has no such cap (the free "
-                "factor grows until high - batch)",
-                m.version.str()));
+                "CONFIG_{} not in the configuration: assumed {}, the default of the 6.1.y stable "
+                "backport; mainline {} before v6.7 has no such cap (the free factor grows until "
+                "high - batch)",
+                scale_symbol.symbol, scale_symbol.default_value, m.version.str()));
     }
 
     // Boot parameters: --bootargs, else /chosen/bootargs of --dt.
@@ -144,7 +148,9 @@ PcpOutcome run_pcp(const PcpRequest& request) {
                     base + fmt::format("; applied with the proposed semantics (--vendor-param): "
                                        "scale {}{}",
                                        in.scale_max,
-                                       bp.pcp_batch_scale_max_clamped ? " (clamped to 6)" : ""));
+                                       bp.pcp_batch_scale_max_clamped
+                                           ? fmt::format(" (clamped to {})", scale_symbol.hi)
+                                           : std::string()));
             }
         }
     }
@@ -321,7 +327,7 @@ PcpOutcome run_pcp(const PcpRequest& request) {
         // min = pages_min * managed / lowmem_pages (u64 division) for the largest such zone.
         const calc::Difference* min_diff = nullptr;
         const auto& lowmem_rule =
-            calc::rules::find(calc::rules::Topic::watermark_lowmem, m.version);
+            kernel::calc_rules::find(kernel::calc_rules::Topic::watermark_lowmem, m.version);
         auto capped = [&](ZoneType t) {
             return t == ZoneType::highmem || (lowmem_rule.variant == 1 && t == ZoneType::movable);
         };

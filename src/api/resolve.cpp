@@ -1,7 +1,6 @@
 // resolve_config_options(): the kernel tree and arch a user did not name but gave away by where
 // they stand or which files they passed (issue 7, "found without asking").
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/kconfig/version.hpp"
+#include "cmalign/kernel/arch.hpp"
 
 namespace cmalign {
 
@@ -18,26 +19,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // A kernel source tree's root: a top Makefile that sets VERSION and PATCHLEVEL (the first lines
-// of every kernel's Makefile) next to the top Kconfig.
+// of every kernel's Makefile, read by the one reader, kconfig::read_tree_version()) next to the
+// top Kconfig.
 bool is_kernel_tree_root(const fs::path& dir) {
     std::error_code ec;
-    if (!fs::is_regular_file(dir / "Kconfig", ec)) return false;
-    std::ifstream in(dir / "Makefile");
-    if (!in) return false;
-    bool version = false;
-    bool patchlevel = false;
-    std::string line;
-    for (int n = 0; n < 20 && std::getline(in, line); ++n) {
-        auto sets = [&](std::string_view key) {
-            if (!line.starts_with(key)) return false;
-            auto rest = std::string_view(line).substr(key.size());
-            auto eq = rest.find_first_not_of(" \t");
-            return eq != std::string_view::npos && rest[eq] == '=';
-        };
-        version = version || sets("VERSION");
-        patchlevel = patchlevel || sets("PATCHLEVEL");
-    }
-    return version && patchlevel;
+    if (!fs::is_regular_file(dir / "Kconfig", ec) || !fs::is_regular_file(dir / "Makefile", ec))
+        return false;
+    Diagnostics quiet; // not a tree is an answer here, not an error
+    return kconfig::read_tree_version(dir.string(), quiet).has_value();
 }
 
 fs::path absolute_of(const std::string& path, const std::string& cwd) {
@@ -48,29 +37,21 @@ fs::path absolute_of(const std::string& path, const std::string& cwd) {
     return ec ? p.lexically_normal() : canonical;
 }
 
-// The arch directory names of the arches cmalign models, as arch/<dir>/ spells them.
-constexpr std::array<std::string_view, 7> arch_dirs = {"arm64",   "arm",       "x86", "riscv",
-                                                       "powerpc", "loongarch", "mips"};
-
-// "arch/<dir>/configs/…" or "arch/<dir>/boot/dts/…" anywhere in the path → the arch it names.
-// arch/x86 holds both i386_defconfig and x86_64_defconfig: the file name decides.
+// "arch/<dir>/configs/…" or "arch/<dir>/boot/dts/…" anywhere in the path → the arch it names
+// (the arch table's arch_of_dir(): arch/x86 holds both i386_defconfig and x86_64_defconfig).
 std::optional<std::string> arch_from_path(const fs::path& path, bool config) {
     std::vector<std::string> parts;
     for (const auto& part : path)
         parts.push_back(part.string());
     for (std::size_t i = 0; i + 3 < parts.size(); ++i) {
         if (parts[i] != "arch") continue;
-        const auto& dir = parts[i + 1];
-        if (std::find(arch_dirs.begin(), arch_dirs.end(), dir) == arch_dirs.end()) continue;
+        auto arch = kernel::arch_of_dir(parts[i + 1], path.filename().string());
+        if (!arch) continue;
         // A directory of boards (arch/<a>/boot/dts) counts as well as a file under it.
         bool match =
             config ? parts[i + 2] == "configs" : (parts[i + 2] == "boot" && parts[i + 3] == "dts");
         if (!match) continue;
-        if (dir == "x86") {
-            auto name = path.filename().string();
-            return name.find("i386") != std::string::npos ? "x86" : "x86_64";
-        }
-        return dir;
+        return std::string(kernel::to_string(*arch));
     }
     return std::nullopt;
 }

@@ -99,14 +99,9 @@ FixOutcome run_fix(const FixRequest& request) {
     outcome.alignment = fix::required_alignment(*outcome.model);
     if (!outcome.alignment) {
         outcome.config_diagnostics.push_back(
-            {Severity::error,
-             {},
-             "",
-             "the kernel decides the CMA alignment at boot and the "
-             "configuration gives no bound: there is nothing to round to",
-             "",
-             "",
-             {}});
+            make_diagnostic(Severity::error, Location{},
+                            "the kernel decides the CMA alignment at boot and the "
+                            "configuration gives no bound: there is nothing to round to"));
         outcome.model.reset();
         return outcome;
     }
@@ -115,15 +110,11 @@ FixOutcome run_fix(const FixRequest& request) {
     outcome.input_errors = expand_diags.items();
     outcome.inputs = inputs.size();
     if (request.mode == FixMode::output && inputs.size() != 1) {
-        outcome.io_errors.push_back({Severity::error,
-                                     {request.out_path.value_or(""), 0, 0},
-                                     "",
-                                     fmt::format("-o takes exactly one input board ({} given); "
-                                                 "use --in-place or --diff for several",
-                                                 inputs.size()),
-                                     "",
-                                     "",
-                                     {}});
+        outcome.io_errors.push_back(
+            make_diagnostic(Severity::error, {request.out_path.value_or(""), 0, 0},
+                            fmt::format("-o takes exactly one input board ({} given); "
+                                        "use --in-place or --diff for several",
+                                        inputs.size())));
         return outcome;
     }
 
@@ -277,14 +268,14 @@ SuggestOutcome run_suggest(const SuggestRequest& request) {
         outcome.errors = diags.items();
         if (outcome.errors.empty())
             outcome.errors.push_back(
-                {Severity::error, {}, "", "unusable configuration", "", "", {}});
+                make_diagnostic(Severity::error, Location{}, "unusable configuration"));
         return outcome;
     }
     std::optional<std::uint64_t> needed;
     if (request.target_alignment) {
         if (*request.target_alignment == 0) {
-            outcome.errors.push_back(
-                {Severity::error, {}, "", "--target-alignment must be positive", "", "", {}});
+            outcome.errors.push_back(make_diagnostic(Severity::error, Location{},
+                                                     "--target-alignment must be positive"));
             return outcome;
         }
         needed = fix::largest_power_of_two_dividing(*request.target_alignment);
@@ -307,19 +298,15 @@ SuggestOutcome run_suggest(const SuggestRequest& request) {
         if (from_pools)
             needed = needed ? std::min(*needed, *from_pools) : *from_pools;
         else if (!needed) {
-            outcome.errors.push_back({Severity::error,
-                                      {},
-                                      "",
-                                      "the inputs have no CMA pool (and no --target-alignment)",
-                                      "",
-                                      "",
-                                      {}});
+            outcome.errors.push_back(
+                make_diagnostic(Severity::error, Location{},
+                                "the inputs have no CMA pool (and no --target-alignment)"));
             return outcome;
         }
     }
     if (!needed) {
-        outcome.errors.push_back(
-            {Severity::error, {}, "", "give board files or --target-alignment SIZE", "", "", {}});
+        outcome.errors.push_back(make_diagnostic(Severity::error, Location{},
+                                                 "give board files or --target-alignment SIZE"));
         return outcome;
     }
     Diagnostics sdiags;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 
 namespace cmalign::calc {
+
+namespace rules = kernel::calc_rules;
 
 std::optional<HeapPlan> compute_heap(const HeapInput& in, std::string& error) {
     // drivers/dma-buf/dma-heap.c dma_heap_buffer_alloc(): len = PAGE_ALIGN(len); if (!len)

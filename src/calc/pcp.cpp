@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 
 namespace cmalign::calc {
+
+namespace rules = kernel::calc_rules;
 
 namespace {
 

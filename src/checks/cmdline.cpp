@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
 #include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/kernel/reserved_mem.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
@@ -36,7 +36,8 @@ void check_cmdline_params(const Context& ctx, Findings& out) {
                 fmt::format("cma_pernuma={}: the kernel ignores the trailing \"{}\"",
                             *bp.cma_pernuma_text, bp.cma_pernuma_trailing));
     if (bp.numa_cma_text) {
-        if (calc::rules::find(calc::rules::Topic::numa_cma_params, ctx.model.version).variant == 0)
+        if (kernel::calc_rules::find(kernel::calc_rules::Topic::numa_cma_params, ctx.model.version)
+                .variant == 0)
             out.add(Severity::warning, where, node,
                     fmt::format("numa_cma={}: {} has no numa_cma= (added with CONFIG_DMA_NUMA_CMA "
                                 "in v6.5 [likely]); only cma_pernuma= exists",

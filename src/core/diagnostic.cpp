@@ -18,14 +18,24 @@ const char* to_string(Severity s) {
     return "error";
 }
 
+Diagnostic make_diagnostic(Severity severity, Location where, std::string message,
+                           std::string check) {
+    Diagnostic d;
+    d.severity = severity;
+    d.where = std::move(where);
+    d.check = std::move(check);
+    d.message = std::move(message);
+    return d;
+}
+
 void Diagnostics::error(Location where, std::string message, std::string check) {
-    add({Severity::error, std::move(where), std::move(check), std::move(message), {}, {}, {}});
+    add(make_diagnostic(Severity::error, std::move(where), std::move(message), std::move(check)));
 }
 void Diagnostics::warning(Location where, std::string message, std::string check) {
-    add({Severity::warning, std::move(where), std::move(check), std::move(message), {}, {}, {}});
+    add(make_diagnostic(Severity::warning, std::move(where), std::move(message), std::move(check)));
 }
 void Diagnostics::note(Location where, std::string message, std::string check) {
-    add({Severity::note, std::move(where), std::move(check), std::move(message), {}, {}, {}});
+    add(make_diagnostic(Severity::note, std::move(where), std::move(message), std::move(check)));
 }
 
 bool Diagnostics::has_errors() const {

@@ -20,6 +20,15 @@ namespace cmalign {
 
 namespace {
 
+// An error about the whole file, built member by member: a brace-initialised TextFileError
+// temporary makes GCC 12 at -O3 warn -Wmaybe-uninitialized in std::string's destructor.
+TextFileError whole_file_error(const std::string& path, std::string message) {
+    TextFileError e;
+    e.where.file = path;
+    e.message = std::move(message);
+    return e;
+}
+
 // git's and grep's rule for "binary": a NUL byte among the first 8000 bytes.
 constexpr std::size_t sniff_bytes = 8000;
 
@@ -165,9 +174,8 @@ struct RawRead {
 std::optional<TextFileError> read_raw(const std::string& path, const InputLimits& limits,
                                       const TextFileOptions& options, RawRead& raw) {
     auto failure = [&](int error_number) {
-        return TextFileError{{path, 0, 0},
-                             fmt::format("cannot read {}: {}", options.what,
-                                         std::generic_category().message(error_number))};
+        return whole_file_error(path, fmt::format("cannot read {}: {}", options.what,
+                                                  std::generic_category().message(error_number)));
     };
     // O_NONBLOCK: a FIFO opens without a writer, and a device read ends at its current end.
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -196,7 +204,7 @@ std::optional<TextFileError> read_raw(const std::string& path, const InputLimits
             return failure(errno);
         }
         if (raw.bytes.size() + static_cast<std::size_t>(n) > limits.file_bytes)
-            return TextFileError{{path, 0, 0}, too_large(limits, "file")};
+            return whole_file_error(path, too_large(limits, "file"));
         raw.bytes.append(buffer, static_cast<std::size_t>(n));
         // Binary junk stops the read at once: a device like /dev/urandom never ends, and an
         // 80 MB binary is not read whole to say it is not text. A regular file that may hold a
@@ -225,7 +233,7 @@ std::optional<TextFileError> read_text_file(const std::string& path, const Input
         if (const char* format = compression_of(out.text)) {
             std::string unpacked;
             if (auto error = decompress(format, out.text, limits, unpacked))
-                return TextFileError{{path, 0, 0}, *error};
+                return whole_file_error(path, *error);
             out.text = std::move(unpacked);
             out.unpacked_from = format;
         }
@@ -234,8 +242,8 @@ std::optional<TextFileError> read_text_file(const std::string& path, const Input
                 std::string config;
                 auto gz = std::string_view(out.text).substr(at + ikconfig_marker_length);
                 if (auto error = gunzip(gz, limits, config, true))
-                    return TextFileError{
-                        {path, 0, 0}, fmt::format("the kernel image's IKCONFIG data: {}", *error)};
+                    return whole_file_error(
+                        path, fmt::format("the kernel image's IKCONFIG data: {}", *error));
                 out.text = std::move(config);
                 out.unpacked_from += out.unpacked_from.empty() ? "IKCONFIG" : ", IKCONFIG";
             }
@@ -243,10 +251,10 @@ std::optional<TextFileError> read_text_file(const std::string& path, const Input
     }
     if (auto nul = first_nul(out.text, sniff_bytes)) {
         if (!out.unpacked_from.empty()) // the location would be in bytes nobody can see
-            return TextFileError{{path, 0, 0},
-                                 fmt::format("not a text file: the {} data holds a NUL byte at "
-                                             "offset {}",
-                                             out.unpacked_from, *nul)};
+            return whole_file_error(path,
+                                    fmt::format("not a text file: the {} data holds a NUL byte at "
+                                                "offset {}",
+                                                out.unpacked_from, *nul));
         std::string hint = options.decompress
                                ? " (gzip, xz and zstd files and kernel images with IKCONFIG are "
                                  "read; this is none of them)"

@@ -9,6 +9,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/kernel/rules.hpp"
+#include "cmalign/kernel/versions.hpp"
 
 namespace cmalign::fix {
 
@@ -185,10 +186,7 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     std::optional<Suggestion> vendor_max_order;
     if (mo && mo->symbol) {
         const auto* current = config.find(mo->symbol);
-        const auto* definition =
-            kernel::rules::find(kernel::rules::max_order_definitions(), version);
-        bool exclusive = definition && definition->exclusive;
-        int raw_now = base->max_page_order + (exclusive ? 1 : 0);
+        int raw_now = kernel::max_order_kconfig_value(version, base->max_page_order);
         if (current)
             if (auto v = config.get_int(mo->symbol)) raw_now = static_cast<int>(*v);
         for (int raw = raw_now - 1; raw >= 1; --raw) {
@@ -228,28 +226,21 @@ std::optional<SuggestResult> suggest(const kconfig::Config& config, const kernel
     // 4. A smaller page size (the biggest change: user-space ABI page size, TLB reach).
     bool page_size_helps = false;
     {
-        std::vector<const kernel::rules::PageSizeRow*> choices;
-        for (const auto& row : kernel::rules::page_sizes())
-            if (row.arch == arch && row.versions.contains(version) && row.symbol)
-                choices.push_back(&row);
-        std::set<std::string> choice_names;
-        for (const auto* r : choices)
-            choice_names.insert(r->symbol);
-        std::set<std::string> drop;
-        for (const auto& g : kernel::rules::generic_page_sizes())
-            if (g.symbol && !choice_names.count(g.symbol)) drop.insert(g.symbol);
-        drop.insert("PAGE_SHIFT");
+        // The arch's choice, largest page first; the symbols Kconfig derives from it dropped.
+        std::vector<kernel::PageSizeChoice> choices;
+        for (const auto& c : kernel::page_size_choices(arch, version))
+            if (c.symbol) choices.insert(choices.begin(), c);
+        const auto derived = kernel::derived_page_size_symbols(arch, version);
+        std::set<std::string> drop(derived.begin(), derived.end());
         // A prompt-less max order is recomputed by Kconfig for the new page size.
         if (recomputed_max_order) drop.insert(mo->symbol);
-        std::sort(choices.begin(), choices.end(),
-                  [](const auto* a, const auto* b) { return a->page_shift > b->page_shift; });
-        for (const auto* row : choices) {
-            if (row->page_shift >= base->page_shift) continue;
+        for (const auto& row : choices) {
+            if (row.page_shift >= base->page_shift) continue;
             std::vector<std::pair<std::string, std::string>> changes;
-            changes.emplace_back(fmt::format("CONFIG_{}", row->symbol), "y");
-            for (const auto* other : choices)
-                if (other != row && config.get_bool(other->symbol).value_or(false))
-                    changes.emplace_back(fmt::format("CONFIG_{}", other->symbol), "n");
+            changes.emplace_back(fmt::format("CONFIG_{}", row.symbol), "y");
+            for (const auto& other : choices)
+                if (other.symbol != row.symbol && config.get_bool(other.symbol).value_or(false))
+                    changes.emplace_back(fmt::format("CONFIG_{}", other.symbol), "n");
             auto c = derive_quietly(modified(config, drop, changes), options);
             if (!c.model || !valid_for(*c.model, needed)) continue;
             make(changes, *c.model,

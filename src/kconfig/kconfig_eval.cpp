@@ -3,8 +3,8 @@
 // versions whose rules differ (choices were reworked in 6.11; out-of-range values are kept and
 // clamped since 6.8 while earlier kernels drop them).
 //
-// This file: reading the kernel tree's version, the parse cache, reading and writing .config;
-// the symbol calculation is kconfig_calc.cpp.
+// This file: the parse cache, reading and writing .config; the symbol calculation is
+// kconfig_calc.cpp, the tree's version and the version rows (the Dialect) version.cpp.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -26,7 +26,8 @@ namespace cmalign::kconfig {
 using namespace model;
 
 std::string srcarch_of(const std::string& arch) {
-    // The top Makefile's SRCARCH mapping.
+    // The top Makefile's SRCARCH mapping, for any ARCH (also those cmalign does not model); the
+    // kernel layer's arch table asks it for its arches' directories (kernel::arch_dir()).
     if (arch == "i386" || arch == "x86_64") return "x86";
     if (arch == "sparc32" || arch == "sparc64") return "sparc";
     if (arch == "parisc64") return "parisc";
@@ -35,58 +36,6 @@ std::string srcarch_of(const std::string& arch) {
 }
 
 namespace {
-
-struct TreeVersion {
-    int major = 0, minor = 0;
-    std::string text; // KERNELVERSION
-};
-
-std::optional<TreeVersion> read_version(const std::string& tree, Diagnostics& diags) {
-    std::ifstream in(tree + "/Makefile");
-    if (!in) {
-        diags.error({tree + "/Makefile", 0, 0}, "cannot read the kernel tree's Makefile");
-        return std::nullopt;
-    }
-    std::map<std::string, std::string> v;
-    std::string line;
-    for (int n = 0; n < 30 && std::getline(in, line); ++n) {
-        for (const char* key : {"VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION"}) {
-            std::string k = key;
-            if (line.rfind(k, 0) != 0) continue;
-            auto rest = line.substr(k.size());
-            auto eq = rest.find('=');
-            if (eq == std::string::npos || rest.find_first_not_of(" \t") != eq) continue;
-            auto value = rest.substr(eq + 1);
-            value.erase(0, value.find_first_not_of(" \t"));
-            while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
-                value.pop_back();
-            v[k] = value;
-        }
-    }
-    if (v["VERSION"].empty() || v["PATCHLEVEL"].empty()) {
-        diags.error({tree + "/Makefile", 0, 0},
-                    "no VERSION/PATCHLEVEL in the kernel tree's Makefile");
-        return std::nullopt;
-    }
-    auto major = parse_integer(v["VERSION"], IntegerSyntax::decimal);
-    auto minor = parse_integer(v["PATCHLEVEL"], IntegerSyntax::decimal);
-    if (!major || !minor || *major < 0 || *minor < 0 || *major > 999 || *minor > 999) {
-        diags.error({tree + "/Makefile", 0, 0},
-                    fmt::format("VERSION = {} / PATCHLEVEL = {} in the kernel tree's Makefile "
-                                "is not a kernel version",
-                                v["VERSION"], v["PATCHLEVEL"]));
-        return std::nullopt;
-    }
-    TreeVersion out;
-    out.major = static_cast<int>(*major);
-    out.minor = static_cast<int>(*minor);
-    // KERNELVERSION = $(VERSION)$(if $(PATCHLEVEL),.$(PATCHLEVEL)$(if
-    // $(SUBLEVEL),.$(SUBLEVEL)))$(EXTRAVERSION)
-    out.text = v["VERSION"] + "." + v["PATCHLEVEL"];
-    if (!v["SUBLEVEL"].empty()) out.text += "." + v["SUBLEVEL"];
-    out.text += v["EXTRAVERSION"];
-    return out;
-}
 
 // ------------------------------------------------------------------------------------------
 // parse cache: one parsed tree per (tree, arch, environment, shell mode), kept while no file
@@ -286,34 +235,6 @@ using evaluator::Evaluator;
 
 } // namespace
 
-model::Dialect model::dialect_of(int major, int minor) {
-    struct Row {
-        int major, minor; // the first release that behaves the new way
-        bool Dialect::*field;
-        bool field_is_new_way; // the field says "new way" (true) or "old way" (false)
-    };
-    static constexpr Row changes[] = {
-        // choices no longer have a symbol (6.11 menu.c/symbol.c)
-        {6, 11, &Dialect::choice_symbols, false},
-        // out-of-range values clamped, not dropped (6.8 confdata.c)
-        {6, 8, &Dialect::drop_out_of_range, false},
-        // int/hex without a default: 0/0x0, not empty (6.9 symbol.c)
-        {6, 9, &Dialect::empty_number_default, false},
-        // `depends on X if Y` (parser.y depends: T_DEPENDS T_ON expr if_expr): in 7.2's
-        // parser.y, not in 6.12's; posted to linux-kbuild in December 2025, so first in 7.0
-        {7, 0, &Dialect::depends_if, true},
-        // "# end of" written for a menu without entries too (confdata.c end_check; commit
-        // "kconfig: fix missing '# end of' for empty menu", merged for 5.18; 5.10 lacks it)
-        {5, 18, &Dialect::end_of_empty_menu, true},
-    };
-    Dialect out;
-    for (const auto& row : changes) {
-        bool before = major < row.major || (major == row.major && minor < row.minor);
-        out.*row.field = row.field_is_new_way ? !before : before;
-    }
-    return out;
-}
-
 void clear_cache() {
     std::lock_guard lock(cache_mutex);
     cache.clear();
@@ -350,8 +271,8 @@ std::optional<Evaluation> evaluate_parsed(const ParseInput& in, const TreeVersio
     }
     if (!parsed) {
         auto fresh = std::make_shared<Tree>();
-        fresh->version_major = version->major;
-        fresh->version_minor = version->minor;
+        fresh->version_major = version->version.major;
+        fresh->version_minor = version->version.minor;
         if (!parse(in, *fresh, diags)) return std::nullopt;
         CacheEntry entry;
         entry.key = key;
@@ -368,7 +289,7 @@ std::optional<Evaluation> evaluate_parsed(const ParseInput& in, const TreeVersio
             cache.erase(cache.begin());
     }
 
-    auto dialect = dialect_of(version->major, version->minor);
+    auto dialect = dialect_of(version->version.major, version->version.minor);
     Evaluator ev(*parsed, dialect);
     std::vector<std::string> order = options.input_order;
     ev.read_inputs(inputs, order, diags);
@@ -398,7 +319,7 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
     std::string tree = tree_dir;
     while (tree.size() > 1 && tree.back() == '/')
         tree.pop_back();
-    auto version = read_version(tree, diags);
+    auto version = read_tree_version(tree, diags);
     if (!version) return std::nullopt;
     ParseInput in;
     in.tree = tree;

@@ -179,7 +179,8 @@ std::optional<std::string> Parser::env(const std::string& name) const {
     if (name == "NM") return use_llvm ? llvm_prefix + "llvm-nm" + llvm_suffix : cross + "nm";
     if (name == "AR") return use_llvm ? llvm_prefix + "llvm-ar" + llvm_suffix : cross + "ar";
     if (name == "SUBARCH") {
-        // The top Makefile: uname -m mapped to an arch directory.
+        // The top Makefile (scripts/subarch.include): the host's uname -m mapped to an arch
+        // directory. Host names, not the arch names users give (those are kernel::make_arch()'s).
         struct utsname u {};
         std::string m = ::uname(&u) == 0 ? u.machine : "x86_64";
         if (m == "x86_64" || (m.size() == 4 && m[0] == 'i' && m.substr(2) == "86")) return "x86";
@@ -208,7 +209,8 @@ std::optional<std::string> Parser::env(const std::string& name) const {
                 "LC_ALL=C " + cc + " --version 2>/dev/null | head -n 1");
             return text;
         }
-        // Without CROSS_COMPILE, the Debian cross compiler for the arch (native gcc for x86).
+        // Without CROSS_COMPILE, the Debian cross compiler for the arch (native gcc for x86), as
+        // the probe table was made with (scripts/kconfig-probe-table.sh), keyed like it by SRCARCH.
         std::string prefix = cross;
         if (in_.options.env.find("CROSS_COMPILE") == in_.options.env.end()) {
             static const std::map<std::string, std::string, std::less<>> debian = {

@@ -11,6 +11,7 @@
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
+#include "cmalign/kconfig/version.hpp"
 
 namespace cmalign::kconfig::model {
 
@@ -103,14 +104,9 @@ struct Menu {
 // `depends on X if Y` means `depends on X || Y = n`. Syntax that only some releases have and
 // that needs no version check (5.10's `option ...`, 6.18's `transitional`) is accepted anywhere:
 // a tree that uses it is of that release.
-struct Dialect {
-    bool choice_symbols = false;
-    bool drop_out_of_range = false;
-    bool empty_number_default = false;
-    bool depends_if = false;        // `depends on X if Y` is part of the language (7.0+)
-    bool end_of_empty_menu = false; // "# end of" after a menu without entries (5.18+)
-};
-Dialect dialect_of(int major, int minor);
+// The rows are kconfig::dialect_rows() (cmalign/kconfig/version.hpp).
+using kconfig::Dialect;
+using kconfig::dialect_of;
 
 // One parsed tree; immutable after parse().
 struct Tree {

@@ -1,10 +1,10 @@
 // The calculators' versioned kernel rules (PCP, watermarks, dma-buf heap, numa_cma=) as rows; see
-// cmalign/calc/rules.hpp. Kernel knowledge, so it lives with the other rule tables.
-#include "cmalign/calc/rules.hpp"
+// cmalign/kernel/calc_rules.hpp. Kernel knowledge, so it lives with the other rule tables.
+#include "cmalign/kernel/calc_rules.hpp"
 
 #include <array>
 
-namespace cmalign::calc::rules {
+namespace cmalign::kernel::calc_rules {
 
 namespace {
 
@@ -152,4 +152,10 @@ const Rule& find(Topic topic, const KernelVersion& v) {
     return *nearest;
 }
 
-} // namespace cmalign::calc::rules
+const KconfigInt& pcp_batch_scale_max() {
+    static constexpr KconfigInt symbol{"PCP_BATCH_SCALE_MAX", 5, 0, 6,
+                                       "mm/Kconfig (read in 6.12.117 and 7.2.13)"};
+    return symbol;
+}
+
+} // namespace cmalign::kernel::calc_rules

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/arch.hpp"
 #include "cmalign/kernel/versions.hpp"
 #include "deriver.hpp"
 
@@ -101,9 +102,8 @@ bool Deriver::resolve_arch() {
         auto a = parse_arch(*cfg_.header_arch);
         if (!a) {
             error({}, fmt::format("unsupported architecture '{}' (from the config header); "
-                                  "cmalign models arm64, arm, x86_64, x86, riscv, powerpc, "
-                                  "loongarch and mips",
-                                  *cfg_.header_arch));
+                                  "cmalign models {}",
+                                  *cfg_.header_arch, arch_names_list("and")));
             return false;
         }
         // The header says "x86" for 32- and 64-bit builds alike.
@@ -112,13 +112,11 @@ bool Deriver::resolve_arch() {
         m_.arch = *a;
         return true;
     }
-    for (const auto& row : rules::arch_symbols()) {
-        const auto* e = entry(row.symbol);
-        if (!e || !flag(row.symbol).value_or(false)) continue;
-        if (row.also && flag(row.also->symbol).value_or(false) != row.also->want) continue;
-        m_.arch = row.arch;
-        assume(fmt::format("architecture not given: {} from CONFIG_{}={} ({})", to_string(row.arch),
-                           e->name, e->value, place(e->where)));
+    if (auto found = arch_from_symbols([&](const char* symbol) { return flag(symbol); })) {
+        const auto* e = entry(found->symbol);
+        m_.arch = found->arch;
+        assume(fmt::format("architecture not given: {} from CONFIG_{}={} ({})",
+                           to_string(found->arch), e->name, e->value, place(e->where)));
         return true;
     }
     error({}, "cannot tell the architecture: give --arch, or a .config with its "
@@ -147,19 +145,14 @@ bool Deriver::resolve_version() {
         assume(fmt::format("kernel version not given: using the newest modelled, {}", v->str()));
     }
     m_.version = *v;
-    // The tables key on major.minor: 7.2.13 has the rules of 7.2.
-    const KernelVersion release{v->major, v->minor, 0, false};
-    if (release < oldest_modelled_version()) {
-        error({}, fmt::format("kernel {} is older than the oldest modelled version ({})", v->str(),
-                              oldest_modelled_version().str()));
-        return false;
-    }
-    if (newest_modelled_version() < release) {
-        auto newest = newest_modelled_version();
-        warn({}, fmt::format("kernel {} is newer than the newest modelled version ({}): its rules "
-                             "are assumed unchanged",
-                             v->str(), newest.str()));
-        assume(fmt::format("kernel {} treated with the rules of {}", v->str(), newest.str()));
+    if (auto outside = outside_modelled_range(*v)) { // the policy every command shares
+        if (outside->error) {
+            error({}, outside->message);
+            return false;
+        }
+        warn({}, outside->message);
+        assume(fmt::format("kernel {} treated with the rules of {}", v->str(),
+                           newest_modelled_version().str()));
     }
     const auto& info = rules::info(m_.arch);
     if (!info.versions.contains(*v)) {

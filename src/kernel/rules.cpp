@@ -1,6 +1,6 @@
 // The rule tables of page sizes, huge pages, pageblock_order, CMA alignment and areas, section
-// sizes and arches (the max order's are in rules_orders.cpp). Each row names the kernel file it
-// comes from; see rules.hpp for the types.
+// sizes (the max order's are in rules_orders.cpp, the arches' in arch.cpp). Each row names the
+// kernel file it comes from; see rules.hpp for the types.
 //
 // Sources: the Debian trees 6.1.192 and 6.12.117, and the upstream commits named in the notes.
 // Version boundaries not confirmed in a tagged tree say [likely] or [unverified] in the row's
@@ -8,6 +8,8 @@
 #include "cmalign/kernel/rules.hpp"
 
 #include <array>
+
+#include "cmalign/kconfig/version.hpp"
 
 #include "rules_shifts.hpp"
 
@@ -334,15 +336,20 @@ std::span<const CmaAreasRow> cma_areas_rules() {
     return rows;
 }
 
+// The kconfig layer's row of this change (kconfig::dialect_rows(), which the Kconfig evaluation
+// uses too), as two rows of this layer's kind.
 std::span<const KconfigRangeRow> kconfig_range_rules() {
-    static const std::array rows = {
-        KconfigRangeRow{until(6, 7), OutOfRange::use_default,
-                        "scripts/kconfig/confdata.c conf_read()", ""},
-        KconfigRangeRow{since(6, 8), OutOfRange::clamp_to_bound,
-                        "scripts/kconfig/symbol.c sym_validate_range()",
-                        "\"kconfig: do not clear SYMBOL_DEF_USER when the value is out of range\" "
-                        "[likely v6.8]"},
-    };
+    static const std::array rows = [] {
+        const auto& change = kconfig::dialect_row(&kconfig::Dialect::drop_out_of_range);
+        // The release before change.major.change.minor (the ranges key on major.minor).
+        const VersionRange before =
+            change.minor > 0 ? until(change.major, change.minor - 1) : until(change.major - 1, 99);
+        return std::array{
+            KconfigRangeRow{before, OutOfRange::use_default, change.before, ""},
+            KconfigRangeRow{since(change.major, change.minor), OutOfRange::clamp_to_bound,
+                            change.since, change.note},
+        };
+    }();
     return rows;
 }
 
@@ -373,46 +380,6 @@ std::span<const SectionSizeRow> section_sizes() {
         {Arch::mips, all_versions(), When{}, 28, "arch/mips/include/asm/sparsemem.h"},
     };
     return rows;
-}
-
-std::span<const ArchSymbolRow> arch_symbols() {
-    static const std::vector<ArchSymbolRow> rows = {
-        {"ARM64", {}, Arch::arm64},
-        {"X86_64", {}, Arch::x86_64},
-        {"X86_32", {}, Arch::x86},
-        {"X86", Term{"64BIT"}, Arch::x86_64},
-        {"X86", {}, Arch::x86},
-        {"ARM", {}, Arch::arm},
-        {"RISCV", {}, Arch::riscv},
-        {"PPC", {}, Arch::powerpc},
-        {"PPC64", {}, Arch::powerpc},
-        {"PPC32", {}, Arch::powerpc},
-        {"LOONGARCH", {}, Arch::loongarch},
-        {"MIPS", {}, Arch::mips},
-    };
-    return rows;
-}
-
-std::span<const ArchInfo> arch_infos() {
-    static const std::array rows = {
-        ArchInfo{Arch::arm64, "arm64", all_versions(), true, nullptr, nullptr, true, true},
-        ArchInfo{Arch::arm, "arm", all_versions(), false, nullptr, nullptr, false, false, true},
-        ArchInfo{Arch::x86_64, "x86_64", all_versions(), true, nullptr, nullptr, true, false},
-        ArchInfo{Arch::x86, "x86", all_versions(), false, nullptr, nullptr, false, false},
-        ArchInfo{Arch::riscv, "riscv", all_versions(), std::nullopt, "64BIT", "32BIT", true, false},
-        ArchInfo{Arch::powerpc, "powerpc", all_versions(), std::nullopt, "PPC64", "PPC32", true,
-                 false},
-        // arch/loongarch was merged in v5.19.
-        ArchInfo{Arch::loongarch, "loongarch", since(5, 19), true, nullptr, nullptr, true, false},
-        ArchInfo{Arch::mips, "mips", all_versions(), std::nullopt, "64BIT", "32BIT", false, false},
-    };
-    return rows;
-}
-
-const ArchInfo& info(Arch arch) {
-    for (const auto& i : arch_infos())
-        if (i.arch == arch) return i;
-    return arch_infos().front();
 }
 
 } // namespace cmalign::kernel::rules

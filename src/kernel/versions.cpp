@@ -22,6 +22,22 @@ KernelVersion oldest_modelled_version() {
     return KernelVersion{4, 19, 0, false};
 }
 
+std::optional<OutsideModelledRange> outside_modelled_range(const KernelVersion& version) {
+    // The tables key on major.minor: 7.2.13 has the rules of 7.2.
+    const KernelVersion release{version.major, version.minor, 0, false};
+    if (release < oldest_modelled_version())
+        return OutsideModelledRange{true,
+                                    fmt::format("kernel {} is older than the oldest modelled "
+                                                "version ({})",
+                                                version.str(), oldest_modelled_version().str())};
+    if (newest_modelled_version() < release)
+        return OutsideModelledRange{false,
+                                    fmt::format("kernel {} is newer than the newest modelled "
+                                                "version ({}): its rules are assumed unchanged",
+                                                version.str(), newest_modelled_version().str())};
+    return std::nullopt;
+}
+
 std::span<const KernelVersion> read_trees() {
     static const std::array<KernelVersion, 4> trees = {
         KernelVersion{5, 10, 223, true}, KernelVersion{6, 1, 192, true},
@@ -215,6 +231,22 @@ std::vector<PageSizeChoice> page_size_choices(Arch arch, const KernelVersion& ve
     std::sort(out.begin(), out.end(),
               [](const auto& a, const auto& b) { return a.page_shift < b.page_shift; });
     return out;
+}
+
+std::vector<std::string> derived_page_size_symbols(Arch arch, const KernelVersion& version) {
+    std::set<std::string> members;
+    for (const auto& c : page_size_choices(arch, version))
+        if (c.symbol) members.insert(c.symbol);
+    std::set<std::string> out;
+    for (const auto& g : rules::generic_page_sizes())
+        if (g.symbol && !members.contains(g.symbol)) out.insert(g.symbol);
+    out.insert("PAGE_SHIFT");
+    return {out.begin(), out.end()};
+}
+
+int max_order_kconfig_value(const KernelVersion& version, int max_page_order) {
+    const auto* definition = rules::find(rules::max_order_definitions(), version);
+    return max_page_order + (definition && definition->exclusive ? 1 : 0);
 }
 
 std::optional<std::vector<int>> parse_page_size_list(std::string_view text, Arch arch,

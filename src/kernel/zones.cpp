@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 
@@ -17,8 +18,7 @@ constexpr std::uint64_t four_gib = std::uint64_t{4} << 30;
 } // namespace
 
 // The zones this kernel has (enum zone_type), from the configuration or the arch's Kconfig
-// defaults (mm/Kconfig ZONE_DMA "default y if ARM64 || X86", ZONE_DMA32 "default y if ARM64",
-// selected by x86_64, riscv64, loongarch).
+// defaults (mm/Kconfig; the arch table's zone_dma_default / zone_dma32_default).
 std::vector<ZoneType> configured_zones(const kconfig::Config& cfg, const kernel::Model& m,
                                        std::vector<std::string>& assumptions) {
     auto symbol = [&](const char* name, bool arch_default) {
@@ -28,12 +28,10 @@ std::vector<ZoneType> configured_zones(const kconfig::Config& cfg, const kernel:
                                           name, arch_default ? "y" : "n", to_string(m.arch)));
         return arch_default;
     };
-    bool is64 = m.arch == Arch::arm64 || m.arch == Arch::x86_64 || m.arch == Arch::riscv ||
-                m.arch == Arch::loongarch;
+    const auto& info = rules::info(m.arch);
     std::vector<ZoneType> out;
-    if (symbol("ZONE_DMA", m.arch == Arch::arm64 || m.arch == Arch::x86_64 || m.arch == Arch::x86))
-        out.push_back(ZoneType::dma);
-    if (symbol("ZONE_DMA32", is64)) out.push_back(ZoneType::dma32);
+    if (symbol("ZONE_DMA", info.zone_dma_default)) out.push_back(ZoneType::dma);
+    if (symbol("ZONE_DMA32", info.zone_dma32_default)) out.push_back(ZoneType::dma32);
     out.push_back(ZoneType::normal);
     if (cfg.get_bool("HIGHMEM").value_or(false)) out.push_back(ZoneType::highmem);
     out.push_back(ZoneType::movable);

@@ -1,6 +1,9 @@
 #include "cmalign/reserved/bootargs.hpp"
 
+#include <algorithm>
 #include <cctype>
+
+#include "cmalign/kernel/calc_rules.hpp"
 
 namespace cmalign::reserved {
 
@@ -66,9 +69,11 @@ BootParams parse_boot_params(std::string_view bootargs) {
                 v = std::min<std::uint64_t>(v * 10 + static_cast<std::uint64_t>(c - '0'), 1000);
             }
             if (digits) {
-                out.pcp_batch_scale_max_clamped = v > pcp_batch_scale_max_limit;
-                out.pcp_batch_scale_max =
-                    static_cast<int>(std::min<std::uint64_t>(v, pcp_batch_scale_max_limit));
+                // The RFC clamps to CONFIG_PCP_BATCH_SCALE_MAX's Kconfig range (the kernel's).
+                const auto limit =
+                    static_cast<std::uint64_t>(kernel::calc_rules::pcp_batch_scale_max().hi);
+                out.pcp_batch_scale_max_clamped = v > limit;
+                out.pcp_batch_scale_max = static_cast<int>(std::min<std::uint64_t>(v, limit));
             }
         } else if (name == "transparent_hugepage") {
             out.transparent_hugepage = value.value_or("");

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "cmalign/calc/pcp.hpp"
-#include "cmalign/calc/rules.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 
 using namespace cmalign;
 using namespace cmalign::calc;
@@ -320,6 +320,7 @@ TEST_CASE("watermark_scale_factor takes over from min/4 on large zones") {
 }
 
 TEST_CASE("rules: version boundaries of the versioned rows") {
+    namespace rules = kernel::calc_rules;
     using rules::Topic;
     CHECK(rules::find(Topic::pcp_high, v(6, 6)).variant == 0);
     CHECK(rules::find(Topic::pcp_high, v(6, 7)).variant == 1);

@@ -72,7 +72,8 @@ TEST_CASE("version ranges cover their ends") {
 }
 
 TEST_CASE("gcc-style diagnostics") {
-    Diagnostic d{Severity::error, {"a.dtsi", 12, 5}, "cma-size-alignment", "bad size", {}, {}, {}};
+    Diagnostic d =
+        make_diagnostic(Severity::error, {"a.dtsi", 12, 5}, "bad size", "cma-size-alignment");
     CHECK(format_gcc(d) == "a.dtsi:12:5: error: bad size [cma-size-alignment]");
     d.where = {"x.config", 3, 0};
     d.check.clear();

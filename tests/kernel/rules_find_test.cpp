@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/calc/rules.hpp"
+#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/kernel/reserved_mem.hpp"
 #include "cmalign/kernel/rules.hpp"
 
@@ -50,7 +50,7 @@ TEST_CASE("rows of one key never overlap, so rules::find's first match is the on
     check_disjoint(rules::page_block_options(), "page_block_options", any_key);
     check_disjoint(rules::cma_areas_rules(), "cma_areas_rules", any_key);
     check_disjoint(rules::kconfig_range_rules(), "kconfig_range_rules", any_key);
-    check_disjoint(calc::rules::all(), "calc rules",
+    check_disjoint(calc_rules::all(), "calc rules",
                    [](const auto& a, const auto& b) { return a.topic == b.topic; });
 }
 

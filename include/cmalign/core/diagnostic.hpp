@@ -58,6 +58,12 @@ private:
 };
 
 // "file:line:col: error: message [check]" as gcc prints it.
+// A diagnostic built member by member, out of line: a brace-initialised Diagnostic temporary makes
+// GCC 12 at -O3 warn -Wmaybe-uninitialized inside std::string's destructor (a false positive, but
+// the Release build must be silent).
+Diagnostic make_diagnostic(Severity severity, Location where, std::string message,
+                           std::string check = {});
+
 std::string format_gcc(const Diagnostic& d);
 
 } // namespace cmalign

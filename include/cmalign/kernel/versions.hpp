@@ -25,6 +25,18 @@ KernelVersion newest_modelled_version();
 // The oldest kernel the tables cover.
 KernelVersion oldest_modelled_version();
 
+// The one policy for a kernel version outside the modelled range, shared by every command
+// (derive() for check/calc/fix/…, table_version() for `table`): older than the oldest modelled
+// version is an error, since the tables do not reach back and every number would be a guess; newer
+// than the newest is a warning, and the newest rules are used, assumed unchanged (a new kernel is
+// usually checked before cmalign models it). nullopt inside the range (major.minor: 7.2.13 is
+// inside a range that ends at 7.2).
+struct OutsideModelledRange {
+    bool error;          // older than the oldest (else: newer than the newest)
+    std::string message; // "kernel 4.4 is older than the oldest modelled version (4.19)"
+};
+std::optional<OutsideModelledRange> outside_modelled_range(const KernelVersion& version);
+
 // The kernel trees the rule tables were checked against, line by line (Debian's
 // linux-source-5.10, -6.1, -6.12 and -7.2): a row whose range holds one of them names it as the
 // tree it was read in.
@@ -55,6 +67,15 @@ struct PageSizeChoice {
     const char* symbol = nullptr; // nullptr: the arch has this one size only
 };
 std::vector<PageSizeChoice> page_size_choices(Arch arch, const KernelVersion& version);
+// The symbols Kconfig derives from the page size choice and recomputes when it changes: the
+// generic PAGE_SIZE_<n>KB of arch/Kconfig (≥ v6.10) that are not members of the arch's choice,
+// and PAGE_SHIFT. A configuration moved to another page size drops them.
+std::vector<std::string> derived_page_size_symbols(Arch arch, const KernelVersion& version);
+
+// The Kconfig value of the max-order symbol (FORCE_MAX_ZONEORDER / ARCH_FORCE_MAX_ORDER) that
+// gives the inclusive max page order `max_page_order` in `version`: one more where MAX_ORDER
+// counts one past the largest order (≤ v6.3, include/linux/mmzone.h).
+int max_order_kconfig_value(const KernelVersion& version, int max_page_order);
 
 // "4K,16K,64K", "16384", "all" (every size the arch offers in some modelled version). nullopt
 // and an error on a size that is not a power of two or that the arch never offers.

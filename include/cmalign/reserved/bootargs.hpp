@@ -17,10 +17,6 @@ struct NumaCmaEntry {
     std::uint64_t size = 0;
 };
 
-// The largest PCP batch scale the proposed (not merged) pcp_batch_scale_max= accepts:
-// CONFIG_PCP_BATCH_SCALE_MAX's Kconfig range is 0–6 and the RFC clamps larger values to it.
-inline constexpr int pcp_batch_scale_max_limit = 6;
-
 struct BootParams {
     std::optional<CmaCmdline> cma; // cma= (kernel/dma/contiguous.c early_cma())
 
@@ -36,7 +32,8 @@ struct BootParams {
     std::string numa_cma_ignored;
 
     // pcp_batch_scale_max=N: not an upstream parameter (RFC of 26 Nov 2024, not merged).
-    // The value under the proposed semantics: decimal 0..; larger than 6 clamps to 6. nullopt
+    // The value under the proposed semantics: decimal 0..; larger than CONFIG_PCP_BATCH_SCALE_MAX's
+    // upper bound (kernel::calc_rules::pcp_batch_scale_max(), 6) clamps to it. nullopt
     // when the text is not a number.
     std::optional<std::string> pcp_batch_scale_max_text;
     std::optional<int> pcp_batch_scale_max;

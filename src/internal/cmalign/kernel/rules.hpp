@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "cmalign/core/version.hpp"
@@ -190,7 +191,7 @@ struct SectionSizeRow {
 // Up to v6.7 conf_read() forgot the value ("Reset a string value if it's out of range") and the
 // default applied; from "kconfig: do not clear SYMBOL_DEF_USER when the value is out of range"
 // (Masahiro Yamada, Nov 2023, [likely v6.8]) the value is kept and sym_validate_range() clamps it
-// to the nearer bound.
+// to the nearer bound. The boundary is the kconfig layer's row (kconfig::dialect_rows()).
 enum class OutOfRange { use_default, clamp_to_bound };
 struct KconfigRangeRow {
     VersionRange versions;
@@ -199,22 +200,41 @@ struct KconfigRangeRow {
     const char* note;
 };
 
-// Arch symbols for telling the arch from a config without a header (first match wins).
-struct ArchSymbolRow {
+// The one table of arches (src/kernel/arch.cpp): every name a user may type for one, the make
+// ARCH it stands for (whose arch/<SRCARCH> directory kconfig::srcarch_of() gives, as the top
+// Makefile does), the Kconfig symbols that reveal it in a config without a header, its word size,
+// its zones and its quirks. Everything else asks this table (parse_arch(), make_arch(),
+// arch_dir(), arch_from_symbols(), configured_zones(), derive()).
+
+// A name of an arch as users type it (--arch, ARCH=, a .config header's "Linux/<arch>"), and the
+// make ARCH it means.
+struct ArchName {
+    const char* name;      // lower case
+    const char* make_arch; // ARCH= for make (x86's "x86" and "i386" both name the 32-bit arch)
+};
+
+// A symbol only the arch's own Kconfig defines: a config that sets it (and `also`) is of the arch.
+struct ArchSymbol {
     const char* symbol;
     std::optional<Term> also; // e.g. X86 needs 64BIT to be x86_64
-    Arch arch;
+    const char* make_arch;    // the make ARCH such a config was written for
 };
 
 struct ArchInfo {
     Arch arch;
-    const char* name;             // as docs/cli.md spells it
-    VersionRange versions;        // which kernels have it (loongarch: ≥ v5.19)
-    std::optional<bool> is_64bit; // nullopt: a config choice (64BIT / PPC64)
-    const char* bits_symbol;      // the symbol that says 64-bit when is_64bit is nullopt
-    const char* bits32_symbol;    // the one that says 32-bit (64BIT has no "is not set" line)
-    bool default_64bit;           // assumed when bits_symbol is absent
+    const char* name;                // as docs/cli.md spells it
+    std::vector<ArchName> names;     // the name first, then the aliases
+    std::vector<ArchSymbol> symbols; // tried in table order, arch by arch: first match wins
+    VersionRange versions;           // which kernels have it (loongarch: ≥ v5.19)
+    std::optional<bool> is_64bit;    // nullopt: a config choice (64BIT / PPC64)
+    const char* bits_symbol;         // the symbol that says 64-bit when is_64bit is nullopt
+    const char* bits32_symbol;       // the one that says 32-bit (64BIT has no "is not set" line)
+    bool default_64bit;              // assumed when bits_symbol is absent
     bool always_sparsemem;
+    // mm/Kconfig: ZONE_DMA "default y if ARM64 || X86"; ZONE_DMA32 "default y if ARM64",
+    // selected by x86_64, riscv64 and loongarch.
+    bool zone_dma_default;
+    bool zone_dma32_default;
     // kernel/dma/coherent.c rmem_dma_setup(): `#ifdef CONFIG_ARM` a non-reusable pool without
     // no-map is refused ("regions without no-map are not yet supported"; 6.1 and 6.12).
     bool coherent_needs_no_map = false;
@@ -234,9 +254,10 @@ std::span<const CmaAreasRow> cma_areas_rules();
 std::span<const SectionSizeRow> section_sizes();
 std::span<const KconfigRangeRow> kconfig_range_rules();
 const KconfigRangeRow& kconfig_range_rule(const KernelVersion& version);
-std::span<const ArchSymbolRow> arch_symbols();
 std::span<const ArchInfo> arch_infos();
 
 const ArchInfo& info(Arch arch);
+// The arch a name (any case) stands for, and the name's row; nullptr when no arch has it.
+const ArchInfo* info_of_name(std::string_view name, const ArchName** which = nullptr);
 
 } // namespace cmalign::kernel::rules

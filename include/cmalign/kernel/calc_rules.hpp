@@ -1,4 +1,5 @@
-// The versioned rules of the memory-tuning calculators, as data.
+// The versioned rules of the memory-tuning calculators (calc/), as data. Kernel knowledge, so it
+// lives in the kernel layer: the calculators ask it, the kernel layer includes nothing of calc/.
 //
 // Each row names a topic, the kernel versions it holds for, the rule in words and the kernel file
 // it was read from (Debian 6.1.192 and 6.12.117 trees; other versions through their mainline
@@ -10,7 +11,7 @@
 
 #include "cmalign/core/version.hpp"
 
-namespace cmalign::calc::rules {
+namespace cmalign::kernel::calc_rules {
 
 enum class Topic {
     pcp_batch,           // zone_batchsize()
@@ -42,4 +43,15 @@ std::span<const Rule> all();
 // The row of `topic` that holds for `v`; the nearest row when `v` is outside every range.
 const Rule& find(Topic topic, const KernelVersion& v);
 
-} // namespace cmalign::calc::rules
+// A Kconfig int the calculators read: its default and range.
+struct KconfigInt {
+    const char* symbol; // no CONFIG_ prefix
+    int default_value;
+    int lo, hi;
+    const char* source;
+};
+// CONFIG_PCP_BATCH_SCALE_MAX (mm/Kconfig ≥ v6.7 and the 6.1.y backport: default 5, range 0 6);
+// whether mainline `v` has it: find(Topic::pcp_batch_scale_max, v).variant == 1.
+const KconfigInt& pcp_batch_scale_max();
+
+} // namespace cmalign::kernel::calc_rules
