@@ -215,7 +215,8 @@ private:
     // file's output depends on it (IncludeMemo::deps).
     const Macro* find_macro(std::string_view name) {
         const Macro* m = peek_macro(name);
-        if (frames_.size() > 1) events_.push_back({name, m ? m->fingerprint : 0, 0, Event::lookup});
+        if (frames_.size() > 1)
+            events_.push_back({name, m ? m->fingerprint : 0, 0, Event::Kind::lookup});
         return m;
     }
 
@@ -225,7 +226,7 @@ private:
     }
     void set_macro(std::string_view name, std::uint32_t hash, const Macro* m) {
         if (frames_.size() > 1)
-            events_.push_back({name, 0, hash, m ? Event::define : Event::undefine});
+            events_.push_back({name, 0, hash, m ? Event::Kind::define : Event::Kind::undefine});
         if (m) bloom_add(name);
         macros_.set(name, hash, m);
     }
@@ -237,7 +238,7 @@ private:
     }
 
     void impure() {
-        if (frames_.size() > 1) events_.push_back({{}, 0, 0, Event::impure});
+        if (frames_.size() > 1) events_.push_back({{}, 0, 0, Event::Kind::impure});
     }
 
     static std::uint64_t fingerprint(const Macro& m);
@@ -352,7 +353,8 @@ private:
         std::string_view name;
         std::uint64_t fingerprint = 0; // lookup: of what it found (0: undefined)
         std::uint32_t hash = 0;        // MacroTable::hash(name), 0 when not computed yet
-        enum Kind : std::uint8_t { lookup, define, undefine, impure } kind = lookup;
+        // Scoped: Engine has members named define/undefine/lookup.
+        enum class Kind : std::uint8_t { lookup, define, undefine, impure } kind = Kind::lookup;
     };
     std::vector<Event> events_;
     std::vector<std::shared_ptr<const FileCache::IncludeMemo>> used_memos_;

@@ -77,7 +77,7 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
         if (!match) continue;
         if (frames_.size() > 1)
             for (const auto& dep : memo->deps)
-                events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
+                events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::Kind::lookup});
         for (const auto& e : memo->effects)
             set_macro(e.name, e.hash, e.macro.get());
         const std::size_t base = out_.text.size();
@@ -128,10 +128,10 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     std::vector<std::pair<std::string_view, std::uint32_t>> touched;
     for (std::size_t i = events0; i < events_.size(); ++i) {
         const Event& e = events_[i];
-        if (e.kind == Event::impure) return;
+        if (e.kind == Event::Kind::impure) return;
         const std::uint32_t h = e.hash ? e.hash : MacroTable::hash(e.name);
         const Macro* st = state.find(e.name, h);
-        if (e.kind == Event::lookup) {
+        if (e.kind == Event::Kind::lookup) {
             if (!st) {
                 state.set(e.name, h, &looked_up);
                 memo->deps.push_back({std::string(e.name), h, e.fingerprint});
@@ -159,9 +159,10 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
         // For the enclosing files, the file's summary stands for its events (fewer to scan).
         events_.resize(events0);
         for (const auto& dep : memo->deps)
-            events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::lookup});
+            events_.push_back({dep.name, dep.fingerprint, dep.hash, Event::Kind::lookup});
         for (const auto& e : memo->effects)
-            events_.push_back({e.name, 0, e.hash, e.macro ? Event::define : Event::undefine});
+            events_.push_back(
+                {e.name, 0, e.hash, e.macro ? Event::Kind::define : Event::Kind::undefine});
         used_memos_.push_back(memo); // the names above live in it
     }
     cache_.add_include_memo(file.get(), std::move(memo));

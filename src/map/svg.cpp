@@ -253,7 +253,6 @@ std::string render_svg(const Layout& layout) {
     // multiples around each CMA pool's edges.
     if (layout.alignment && *layout.alignment) {
         const std::uint64_t a = *layout.alignment;
-        double acc_y = top;
         for (const auto& s : layout.axis) {
             const double h = s.height * scale;
             if (!s.gap) {
@@ -267,7 +266,6 @@ std::string render_svg(const Layout& layout) {
                                      R"(stroke-dasharray="3,3" opacity="0.55")");
                 }
             }
-            acc_y += h;
         }
         for (const auto& b : layout.placed) {
             if (b.kind != "cma") continue;
