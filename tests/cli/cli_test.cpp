@@ -29,7 +29,9 @@ TEST_CASE("calc reproduces the upstream commit's cases through the CLI's JSON" *
         CAPTURE(c["name"]);
         REQUIRE(r.exit_code == 0);
         auto j = nlohmann::json::parse(r.out);
-        for (const auto& [key, want] : c["want"].items()) {
+        for (const auto& item : c["want"].items()) {
+            const std::string& key = item.key(); // clang 14 cannot capture structured bindings
+            const auto& want = item.value();
             CAPTURE(key);
             CHECK(j.at(key) == want);
         }

@@ -38,8 +38,10 @@ std::size_t columns(const std::string& line) {
 } // namespace
 
 TEST_CASE("every cell of a 6.1..6.18 x 4K/16K/64K sweep equals the single check") {
-    for (const auto& [config, own_page_size] :
+    for (const auto& given :
          {std::pair{config_4k, std::uint64_t{4096}}, std::pair{config_16k, std::uint64_t{16384}}}) {
+        const auto& config = given.first; // clang 14 cannot capture structured bindings
+        const auto own_page_size = given.second;
         CAPTURE(config);
         auto r = run_cli("check " + board + " -c " + config +
                          " --sweep-versions 6.1..6.18 --sweep-page-sizes 4K,16K,64K --format json");

@@ -178,7 +178,9 @@ TEST_CASE("fix --in-place on a sample of Debian 6.12 arm64 boards: clean, digits
             auto p0 = properties(old_dtb), p1 = properties(new_dtb);
             REQUIRE(p0.size() == p1.size());
             std::size_t differing = 0;
-            for (const auto& [key, value] : p0) {
+            for (const auto& entry : p0) {
+                const auto& key = entry.first; // clang 14 cannot capture structured bindings
+                const auto& value = entry.second;
                 REQUIRE(p1.count(key));
                 if (p1[key] == value) continue;
                 ++differing;

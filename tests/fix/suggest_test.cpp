@@ -81,9 +81,11 @@ TEST_CASE("needed alignment: the largest power of two dividing sizes and static 
 }
 
 TEST_CASE("4 MiB on 16K pages: page block order 8 first, spelled as the version spells it") {
-    for (auto [version, symbol] : {std::pair{"6.16", "CONFIG_PAGE_BLOCK_ORDER"},
-                                   std::pair{"6.17", "CONFIG_PAGE_BLOCK_MAX_ORDER"},
-                                   std::pair{"6.19", "CONFIG_PAGE_BLOCK_MAX_ORDER"}}) {
+    for (auto row : {std::pair{"6.16", "CONFIG_PAGE_BLOCK_ORDER"},
+                     std::pair{"6.17", "CONFIG_PAGE_BLOCK_MAX_ORDER"},
+                     std::pair{"6.19", "CONFIG_PAGE_BLOCK_MAX_ORDER"}}) {
+        const char* version = row.first; // clang 14 cannot capture structured bindings
+        const char* symbol = row.second;
         CAPTURE(version);
         auto r = run_suggest(version, 4 * MiB);
         CHECK(r.current_alignment == 32 * MiB);

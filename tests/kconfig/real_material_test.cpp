@@ -186,7 +186,10 @@ TEST_CASE("oracle .config files: no diagnostics, same symbols as an independent 
         auto it = by_id.find(j.at("id").get<std::string>());
         REQUIRE_MESSAGE(it != by_id.end(), j.at("id"));
         const Config& c = it->second;
-        for (const auto& [symbol, value] : j.at("config_symbols").items()) {
+        for (const auto& item : j.at("config_symbols").items()) {
+            // Named, not structured bindings: clang 14 cannot capture those in doctest's lambdas.
+            const std::string& symbol = item.key();
+            const auto& value = item.value();
             if (value.is_null())
                 CHECK_MESSAGE(!c.contains(symbol), it->first << " " << symbol);
             else

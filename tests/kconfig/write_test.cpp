@@ -15,7 +15,9 @@ namespace {
 
 void check_same_symbols(const Config& a, const Config& b) {
     REQUIRE(a.entries().size() == b.entries().size());
-    for (const auto& [name, entry] : a.entries()) {
+    for (const auto& pair : a.entries()) {
+        const std::string& name = pair.first; // no structured binding: clang 14 cannot capture it
+        const auto& entry = pair.second;
         const auto* other = b.find(name);
         REQUIRE_MESSAGE(other != nullptr, name);
         CHECK_MESSAGE(other->value == entry.value, name);
