@@ -6,7 +6,8 @@
 #   bench/ci-time.sh [--keep]     measure; --keep leaves the clone (its path is printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-clone=$(mktemp -d "${TMPDIR:-/var/tmp}/cmalign-ci-time.XXXXXX")
+# Beside this checkout, as CI's is: the tests find the shared reference material at ../shared.
+clone=$(mktemp -d "$(cd .. && pwd)/cmalign-ci-time.XXXXXX")
 [[ ${1:-} == --keep ]] || trap 'rm -rf "$clone"' EXIT
 git clone -q . "$clone"
 log=$clone.log
