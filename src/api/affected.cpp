@@ -14,8 +14,6 @@
 
 namespace cmalign {
 
-const char* source_stamp(); // generated: a hash of the library's sources
-
 namespace {
 
 namespace fs = std::filesystem;

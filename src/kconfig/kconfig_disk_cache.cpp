@@ -11,10 +11,6 @@
 #include "cmalign/core/integer.hpp"
 #include "cmalign/core/limits.hpp"
 
-namespace cmalign {
-const char* source_stamp(); // generated: a hash of the library's sources (cmake/source_stamp.cmake)
-}
-
 namespace cmalign::kconfig::detail {
 
 namespace {
