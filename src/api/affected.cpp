@@ -37,7 +37,7 @@ bool is_blob(const std::string& path) {
 // options. Read back only while every one of those files is unchanged; one entry per board and
 // option set, rewritten in place, so the directory grows with the boards, not with the runs.
 constexpr const char* graph_kind = "includes";
-constexpr const char* graph_format = "cmalign-include-graph\t1\n";
+constexpr const char* graph_format = "cmalign-include-graph\t1";
 
 std::string graph_key(const std::string& input, const TreeOptions& tree) {
     std::string key = fmt::format("build={}\ninput={}\n", source_stamp(), canonical_path(input));
@@ -54,32 +54,16 @@ std::string graph_key(const std::string& input, const TreeOptions& tree) {
 std::optional<std::vector<std::string>> cached_graph(const std::string& dir,
                                                      const std::string& key) {
     auto text = disk_cache::read_entry(disk_cache::entry_path(dir, graph_kind, key));
-    if (!text || !text->starts_with(graph_format)) return std::nullopt;
     std::vector<std::string> files;
-    std::string_view rest = std::string_view(*text).substr(std::string_view(graph_format).size());
-    bool keyed = false;
-    while (!rest.empty()) {
-        auto nl = rest.find('\n');
-        if (nl == std::string_view::npos) return std::nullopt;
-        auto f = disk_cache::fields(rest.substr(0, nl));
-        rest.remove_prefix(nl + 1);
-        if (!keyed) {
-            if (f.size() != 2 || f[0] != "key" || f[1] != key) return std::nullopt;
-            keyed = true;
-        } else if (f.size() == 1 && f[0] == "end") {
-            return files;
-        } else {
-            auto s = disk_cache::parse_stamp(f);
-            if (!s || !disk_cache::unchanged(*s)) return std::nullopt;
-            files.push_back(s->path);
-        }
-    }
-    return std::nullopt;
+    if (!text ||
+        !disk_cache::read_lines(*text, graph_format, key, files, [](const auto&) { return false; }))
+        return std::nullopt;
+    return files;
 }
 
 void store_graph(const std::string& dir, const std::string& key,
                  const std::vector<std::string>& files) {
-    std::string text = graph_format + disk_cache::line({"key", key});
+    std::string text = std::string(graph_format) + "\n" + disk_cache::line({"key", key});
     for (const auto& f : files) {
         auto s = disk_cache::stamp(f);
         if (!s) return;

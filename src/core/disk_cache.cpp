@@ -145,6 +145,33 @@ std::optional<Stamp> parse_stamp(const std::vector<std::string>& f) {
                  f[5] == "1"};
 }
 
+bool read_lines(std::string_view text, std::string_view format, const std::string& key,
+                std::vector<std::string>& files,
+                const std::function<bool(const std::vector<std::string>&)>& other) {
+    if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
+    text.remove_prefix(format.size() + 1);
+    bool keyed = false;
+    while (!text.empty()) {
+        auto nl = text.find('\n');
+        if (nl == std::string_view::npos) return false; // truncated
+        auto f = fields(text.substr(0, nl));
+        text.remove_prefix(nl + 1);
+        if (!keyed) {
+            if (f.size() != 2 || f[0] != "key" || f[1] != key) return false;
+            keyed = true;
+        } else if (f.size() == 1 && f[0] == "end") {
+            return true;
+        } else if (f[0] == "file") {
+            auto s = parse_stamp(f);
+            if (!s || !unchanged(*s)) return false;
+            files.push_back(s->path);
+        } else if (!other(f)) {
+            return false;
+        }
+    }
+    return false;
+}
+
 fs::path entry_path(const std::string& dir, std::string_view kind, std::string_view key) {
     return fs::path(dir) / fmt::format("{}-{:016x}", kind, fnv1a(key));
 }

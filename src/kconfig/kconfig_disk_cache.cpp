@@ -46,59 +46,40 @@ std::optional<Severity> severity_of(const std::string& s) {
     return std::nullopt;
 }
 
-// One entry's lines into `out` and `diags`; false on anything unexpected.
-bool read_lines(std::string_view text, const std::string& key, Evaluation& out,
-                std::vector<Diagnostic>& diags) {
-    bool keyed = false, ended = false;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        auto nl = text.find('\n', pos);
-        if (nl == std::string_view::npos) return false; // truncated
-        auto f = disk_cache::fields(text.substr(pos, nl - pos));
-        pos = nl + 1;
-        const auto& tag = f[0];
-        if (tag == "key") {
-            if (f.size() != 2 || f[1] != key) return false;
-            keyed = true;
-        } else if (!keyed) {
-            return false; // the key comes first after the format line
-        } else if (tag == "file") {
-            auto s = disk_cache::parse_stamp(f);
-            if (!s || !disk_cache::unchanged(*s)) return false;
-        } else if (tag == "diag") {
-            auto where = location_of(f, 2);
-            auto sev = f.size() == 9 ? severity_of(f[1]) : std::nullopt;
-            if (!where || !sev) return false;
-            diags.push_back({*sev, *where, f[5], f[6], f[7], f[8], {}});
-        } else if (tag == "eval") {
-            if (f.size() != 4) return false;
-            out.arch = f[1], out.srcarch = f[2], out.kernel_version = f[3];
-        } else if (tag == "header") {
-            if (f.size() != 5) return false;
-            if (f[1] == "1") out.config.header_arch = f[2];
-            if (f[3] == "1") out.config.header_version = f[4];
-        } else if (tag == "entry") {
-            auto where = location_of(f, 4);
-            if (f.size() != 7 || !where) return false;
-            out.config.set({f[1], f[2], f[3] == "1", *where});
-        } else if (tag == "decided") {
-            if (f.size() != 3) return false;
-            out.config.decided_by[f[1]] = f[2];
-        } else if (tag == "assume") {
-            auto where = location_of(f, 3);
-            if (f.size() != 6 || !where) return false;
-            out.assumptions.push_back({f[1], f[2], *where});
-        } else if (tag == "dotconfig") {
-            if (f.size() != 2) return false;
-            out.dotconfig = f[1];
-        } else if (tag == "end") {
-            ended = true;
-            break;
-        } else {
-            return false;
-        }
+// One line of an entry (after its key and besides its "file" lines) into `out` and `diags`;
+// false on anything unexpected.
+bool read_line(const std::vector<std::string>& f, Evaluation& out, std::vector<Diagnostic>& diags) {
+    const auto& tag = f[0];
+    if (tag == "diag") {
+        auto where = location_of(f, 2);
+        auto sev = f.size() == 9 ? severity_of(f[1]) : std::nullopt;
+        if (!where || !sev) return false;
+        diags.push_back({*sev, *where, f[5], f[6], f[7], f[8], {}});
+    } else if (tag == "eval") {
+        if (f.size() != 4) return false;
+        out.arch = f[1], out.srcarch = f[2], out.kernel_version = f[3];
+    } else if (tag == "header") {
+        if (f.size() != 5) return false;
+        if (f[1] == "1") out.config.header_arch = f[2];
+        if (f[3] == "1") out.config.header_version = f[4];
+    } else if (tag == "entry") {
+        auto where = location_of(f, 4);
+        if (f.size() != 7 || !where) return false;
+        out.config.set({f[1], f[2], f[3] == "1", *where});
+    } else if (tag == "decided") {
+        if (f.size() != 3) return false;
+        out.config.decided_by[f[1]] = f[2];
+    } else if (tag == "assume") {
+        auto where = location_of(f, 3);
+        if (f.size() != 6 || !where) return false;
+        out.assumptions.push_back({f[1], f[2], *where});
+    } else if (tag == "dotconfig") {
+        if (f.size() != 2) return false;
+        out.dotconfig = f[1];
+    } else {
+        return false;
     }
-    return ended;
+    return true;
 }
 
 } // namespace
@@ -127,13 +108,12 @@ std::string disk_key(const std::string& tree, const std::string& arch, const Con
 std::optional<Evaluation> load_evaluation(const std::string& dir, const std::string& key,
                                           Diagnostics& diags) {
     auto text = disk_cache::read_entry(disk_cache::entry_path(dir, kind, key));
-    std::string_view first = format_line;
-    if (!text || !std::string_view(*text).starts_with(first) || text->size() <= first.size() ||
-        (*text)[first.size()] != '\n')
-        return std::nullopt;
     Evaluation out;
     std::vector<Diagnostic> reported;
-    if (!read_lines(std::string_view(*text).substr(first.size() + 1), key, out, reported))
+    std::vector<std::string> files;
+    if (!text || !disk_cache::read_lines(*text, format_line, key, files, [&](const auto& f) {
+            return read_line(f, out, reported);
+        }))
         return std::nullopt;
     for (auto& d : reported)
         diags.add(std::move(d));

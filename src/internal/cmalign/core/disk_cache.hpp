@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,14 @@ std::vector<std::string> fields(std::string_view line);
 // of such a line (nullopt when malformed).
 std::string stamp_line(const Stamp& s);
 std::optional<Stamp> parse_stamp(const std::vector<std::string>& fields);
+
+// Reads an entry written as its `format` line, "key<TAB>KEY", then lines, then "end": each
+// "file" line must be unchanged() (its path is added to `files`); every other line goes to
+// `other`, which returns false on a line it cannot take. False for another format or key, a
+// changed file, a malformed or a truncated entry.
+bool read_lines(std::string_view text, std::string_view format, const std::string& key,
+                std::vector<std::string>& files,
+                const std::function<bool(const std::vector<std::string>&)>& other);
 
 // "<dir>/<kind>-<16 hex digits of fnv1a(key)>".
 std::filesystem::path entry_path(const std::string& dir, std::string_view kind,
