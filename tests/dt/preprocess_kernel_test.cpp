@@ -1,5 +1,5 @@
 // The built-in preprocessor against gcc's cpp on real kernel boards (a sample; the whole tree
-// is scripts/compare-preprocessor.py). Skips when the kernel sources or cpp are absent.
+// is tests/differential/compare-preprocessor.py). Skips when the kernel sources or cpp are absent.
 #include <doctest/doctest.h>
 
 #include "support/material.hpp"
