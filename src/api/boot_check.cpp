@@ -11,9 +11,9 @@
 
 #include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

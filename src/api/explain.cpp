@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"

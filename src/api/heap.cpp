@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/run_inputs.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/tune.hpp"
 
 namespace cmalign {

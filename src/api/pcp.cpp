@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/kernel/zone_layout.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/kernel/calc_rules.hpp"
-#include "cmalign/kernel/zone_layout.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 #include "cmalign/tune.hpp"
 #include "pcp_inputs.hpp"
 

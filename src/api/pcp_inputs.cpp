@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::pcp_inputs {
 

@@ -1,6 +1,6 @@
 // `cmalign pcp`'s inputs: vm sysctls read from the command line or a file, and the THP mode.
-// (The zones and their sizes are the kernel layer's: cmalign/kernel/zone_layout.hpp.) Private to
-// src/api (pcp*.cpp).
+// (The zones and their sizes are the kernel layer's: cmalign/internal/kernel/zone_layout.hpp.)
+// Private to src/api (pcp*.cpp).
 #pragma once
 
 #include <cstdint>

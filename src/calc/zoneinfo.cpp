@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::calc {
 

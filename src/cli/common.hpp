@@ -1,7 +1,7 @@
 // The command-line front end. Every command's options are built from its definition
 // (cmalign/commands.hpp); a parsed command line becomes a JSON request under the definition's
-// keys, read by the same request reader as the C API and Python (cmalign/requests.hpp), run by
-// the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
+// keys, read by the same request reader as the C API and Python (cmalign/internal/requests.hpp),
+// run by the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
 // CLI11 itself is seen only where the program's App is built (app.hpp): it is a heavy header.
 #pragma once
 
@@ -17,7 +17,7 @@
 #include "cmalign/commands.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/error.hpp"
-#include "cmalign/requests.hpp"
+#include "cmalign/internal/requests.hpp"
 
 namespace cmalign::cli {
 

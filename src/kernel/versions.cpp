@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 

@@ -20,7 +20,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/dt/dtb.hpp"
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 #include "support/models.hpp"
 
 using namespace cmalign;

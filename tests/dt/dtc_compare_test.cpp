@@ -32,10 +32,10 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 
 extern "C" {
 #include <libfdt.h>

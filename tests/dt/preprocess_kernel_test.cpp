@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace cmalign;
