@@ -79,6 +79,21 @@ std::string base_name(const std::string& path) {
 
 } // namespace
 
+std::optional<std::vector<std::string>> board_sources(const std::string& input,
+                                                      const dt::PreprocessOptions& options,
+                                                      dt::FileCache& cache) {
+    if (is_blob(input)) return std::vector<std::string>{canonical_path(input)};
+    Diagnostics diags;
+    auto text = dt::preprocess(input, options, cache, diags);
+    // dtc's /include/ is read by the DTS parser, after the preprocessor: its files are not in
+    // this record, so the board's sources are not known.
+    if (!text || text->text.find("/include/") != std::string::npos) return std::nullopt;
+    std::vector<std::string> files;
+    for (const auto& file : text->files)
+        if (file) files.push_back(canonical_path(file->path));
+    return files;
+}
+
 std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& changed,
                                             const TreeOptions& tree, unsigned jobs,
@@ -118,18 +133,14 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                 }
             }
         }
-        Diagnostics diags;
-        auto text = dt::preprocess(inputs[i], pp, cache, diags);
-        if (!text) {
+        auto files = board_sources(inputs[i], pp, cache);
+        if (!files) {
             keep[i] = 1; // cannot tell: check it, so its error is reported
             return;
         }
-        std::vector<std::string> files;
-        for (const auto& file : text->files)
-            if (file) files.push_back(canonical_path(file->path));
-        keep[i] = std::any_of(files.begin(), files.end(),
+        keep[i] = std::any_of(files->begin(), files->end(),
                               [&](const auto& f) { return wanted.count(f) > 0; });
-        if (!cache_dir.empty()) store_graph(cache_dir, key, files);
+        if (!cache_dir.empty()) store_graph(cache_dir, key, *files);
     });
     std::vector<std::string> out;
     for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -76,6 +77,29 @@ bool unchanged(const Stamp& s) {
     auto content = slurp(s.path);
     return content && fnv1a(*content) == s.hash;
 }
+
+namespace {
+
+// Whether every stamp still holds. A Kconfig answer names a thousand files or more, each in a
+// directory of its own: the path lookups are most of a cached run, so two threads share them.
+bool all_unchanged(const std::vector<Stamp>& stamps) {
+    constexpr std::size_t shared_from = 512;
+    if (stamps.size() < shared_from || std::thread::hardware_concurrency() < 2)
+        return std::all_of(stamps.begin(), stamps.end(),
+                           [](const Stamp& s) { return unchanged(s); });
+    const std::size_t half = stamps.size() / 2;
+    std::atomic<bool> ok{true};
+    std::thread other([&] {
+        for (std::size_t i = half; i < stamps.size() && ok; ++i)
+            if (!unchanged(stamps[i])) ok = false;
+    });
+    for (std::size_t i = 0; i < half && ok; ++i)
+        if (!unchanged(stamps[i])) ok = false;
+    other.join();
+    return ok;
+}
+
+} // namespace
 
 std::string escape(std::string_view text) {
     std::string out;
@@ -151,6 +175,7 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
     if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
     text.remove_prefix(format.size() + 1);
     bool keyed = false;
+    std::vector<Stamp> stamps;
     while (!text.empty()) {
         auto nl = text.find('\n');
         if (nl == std::string_view::npos) return false; // truncated
@@ -160,11 +185,14 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
             if (f.size() != 2 || f[0] != "key" || f[1] != key) return false;
             keyed = true;
         } else if (f.size() == 1 && f[0] == "end") {
+            if (!all_unchanged(stamps)) return false;
+            for (auto& s : stamps)
+                files.push_back(std::move(s.path));
             return true;
         } else if (f[0] == "file") {
             auto s = parse_stamp(f);
-            if (!s || !unchanged(*s)) return false;
-            files.push_back(s->path);
+            if (!s) return false;
+            stamps.push_back(std::move(*s));
         } else if (!other(f)) {
             return false;
         }
