@@ -182,11 +182,7 @@ bool Parser::next_statement(std::vector<Token>& out) {
             continue;
         }
         if (out.empty()) stmt_line_ = f.line;
-        auto line_start = s.rfind('\n', f.pos == 0 ? 0 : f.pos - 1);
-        int column =
-            static_cast<int>(f.pos - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-        if (f.pos == 0) column = 1;
-        Token t{Tok::word, {}, f.line, column};
+        Token t{Tok::word, {}, f.line, f.column()};
         auto two = [&](char a, char b) {
             return c == a && f.pos + 1 < s.size() && s[f.pos + 1] == b;
         };

@@ -277,8 +277,13 @@ std::string Parser::expand_dollar(std::string_view text, std::size_t& pos,
         else if (text[q] == ')' && nest-- == 0)
             break;
     }
-    if (q >= text.size())
-        fail(fmt::format("unterminated reference to '{}': missing ')'", text.substr(start)));
+    if (q >= text.size()) {
+        // The reference as written, cut short: a hostile line would make the message as long.
+        constexpr std::size_t shown = 40;
+        auto ref = text.substr(start);
+        fail(fmt::format("unterminated reference to '{}{}': missing ')'", ref.substr(0, shown),
+                         ref.size() > shown ? "..." : ""));
+    }
     pos = q + 1;
     return eval_clause(text.substr(start, q - start), args);
 }

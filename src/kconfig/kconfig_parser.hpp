@@ -96,6 +96,27 @@ struct SourceFile {
     std::string text;
     std::size_t pos = 0;
     int line = 1;
+
+    // The 1-based column of `pos`. The start of its line is found from where the last call left
+    // off, so the tokens of one long line cost one scan of it, not one each (a line of 200,000
+    // parentheses took seconds).
+    int column() {
+        if (pos < scanned_to) { // moved back: search from the start
+            line_begin = 0;
+            scanned_to = 0;
+        }
+        for (std::size_t i = pos; i > scanned_to; --i)
+            if (text[i - 1] == '\n') {
+                line_begin = i;
+                break;
+            }
+        scanned_to = pos;
+        return static_cast<int>(pos - line_begin) + 1;
+    }
+
+private:
+    std::size_t line_begin = 0; // the start of the line of scanned_to
+    std::size_t scanned_to = 0;
 };
 
 class Parser {
