@@ -103,17 +103,6 @@ SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& 
 
 namespace {
 
-nlohmann::json cell_header(const SweepCell& cell, std::optional<std::uint64_t> page_size) {
-    nlohmann::json j;
-    j["kernel_version"] = cell.version.str();
-    j["page_size"] = page_size ? nlohmann::json(*page_size) : nlohmann::json(nullptr);
-    j["config_changes"] = {{"set", cell.change.sets}, {"unset", cell.change.dropped}};
-    j["notes"] = cell.change.notes;
-    j["unavailable"] = cell.change.unavailable.empty() ? nlohmann::json(nullptr)
-                                                       : nlohmann::json(cell.change.unavailable);
-    return j;
-}
-
 std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
     if (!cell.page_shift) return std::nullopt;
     return std::uint64_t{1} << *cell.page_shift;
@@ -121,11 +110,9 @@ std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
 
 // The keys every sweep entry starts with: the cell, its page size and its CMA alignment.
 nlohmann::json cell_entry(const SweepCell& cell, const std::optional<kernel::Model>& model) {
-    auto j = cell_header(cell, model ? std::optional(model->page_size) : requested_page_size(cell));
-    j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                       ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                       : nlohmann::json(nullptr);
-    return j;
+    return report::sweep_cell_json(
+        cell.version, model ? std::optional(model->page_size) : requested_page_size(cell),
+        cell.change, model ? model->cma_min_alignment_bytes : std::nullopt);
 }
 
 } // namespace
@@ -152,25 +139,9 @@ nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& d : outcome.errors)
         errors.push_back(report::to_json(d));
-    // Per pool, the first version (of those swept) that rejects it, per page size.
-    auto matrix = sweep_matrix(outcome);
-    nlohmann::json pools = nlohmann::json::array();
-    for (std::size_t p = 0; p < matrix.pools.size(); ++p) {
-        nlohmann::json first = nlohmann::json::object();
-        for (const auto& column : matrix.columns) {
-            auto key = std::to_string(column.page_size);
-            if (first.contains(key)) continue;
-            auto v = report::first_rejecting_version(matrix, p, column.page_size);
-            first[key] = v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
-        }
-        const auto& pool = matrix.pools[p];
-        pools.push_back({{"input", pool.input},
-                         {"node", pool.node},
-                         {"file", pool.where.file},
-                         {"line", pool.where.line},
-                         {"first_rejected", first}});
-    }
-    return {{"sweep", entries}, {"pools", pools}, {"errors", errors}};
+    return {{"sweep", entries},
+            {"pools", report::first_rejected_json(sweep_matrix(outcome))},
+            {"errors", errors}};
 }
 
 report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {

@@ -7,19 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/core/strings.hpp"
 #include "cmalign/core/text_file.hpp"
 
 namespace cmalign::calc {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
 
 struct Parser {
     const std::string& path;

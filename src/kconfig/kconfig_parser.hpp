@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -163,6 +164,11 @@ private:
     // ---- parser
     void parse_file(const std::string& rel, const std::string& full);
     void statement(std::vector<Token>& toks);
+    bool structure_statement(const std::vector<Token>& t);
+    bool entry_attribute(const std::vector<Token>& t);
+    bool dependency_attribute(const std::vector<Token>& t);
+    void need_entry(const Token& at, std::initializer_list<int> kinds);
+    void type_attribute(const std::vector<Token>& t, std::size_t& i, Type type);
     int parse_expr(const std::vector<Token>& t, std::size_t& i);
     int parse_and(const std::vector<Token>& t, std::size_t& i);
     int parse_unary(const std::vector<Token>& t, std::size_t& i);

@@ -219,4 +219,39 @@ std::string render_sweep_text(const SweepMatrix& m, std::size_t width) {
     return out;
 }
 
+nlohmann::json sweep_cell_json(const KernelVersion& version, std::optional<std::uint64_t> page_size,
+                               const kernel::Retarget& change,
+                               std::optional<std::uint64_t> cma_alignment) {
+    nlohmann::json j;
+    j["kernel_version"] = version.str();
+    j["page_size"] = page_size ? nlohmann::json(*page_size) : nlohmann::json(nullptr);
+    j["config_changes"] = {{"set", change.sets}, {"unset", change.dropped}};
+    j["notes"] = change.notes;
+    j["unavailable"] =
+        change.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(change.unavailable);
+    j["cma_min_alignment_bytes"] =
+        cma_alignment ? nlohmann::json(*cma_alignment) : nlohmann::json(nullptr);
+    return j;
+}
+
+nlohmann::json first_rejected_json(const SweepMatrix& matrix) {
+    nlohmann::json pools = nlohmann::json::array();
+    for (std::size_t p = 0; p < matrix.pools.size(); ++p) {
+        nlohmann::json first = nlohmann::json::object();
+        for (const auto& column : matrix.columns) {
+            auto key = std::to_string(column.page_size);
+            if (first.contains(key)) continue;
+            auto v = first_rejecting_version(matrix, p, column.page_size);
+            first[key] = v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
+        }
+        const auto& pool = matrix.pools[p];
+        pools.push_back({{"input", pool.input},
+                         {"node", pool.node},
+                         {"file", pool.where.file},
+                         {"line", pool.where.line},
+                         {"first_rejected", first}});
+    }
+    return pools;
+}
+
 } // namespace cmalign::report
