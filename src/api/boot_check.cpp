@@ -98,6 +98,21 @@ bool lost(NodeOutcome o) {
     return o == NodeOutcome::rejected || o == NodeOutcome::failed;
 }
 
+// The QEMU that boots kernels of `arch`; nullopt (with an error) when none is found.
+std::optional<std::string> qemu_for(const BootCheckRequest& request, kernel::Arch arch,
+                                    Diagnostics& diags) {
+    auto qemu = boot::find_qemu(arch, request.qemu);
+    if (qemu) return qemu;
+    auto name = request.qemu ? request.qemu : boot::qemu_binary_name(arch);
+    diags.error(
+        {request.kernel_image, 0, 0},
+        name ? fmt::format("{} kernel image, but no {} to boot it (Debian: "
+                           "scripts/install-deps --with-qemu)",
+                           kernel::to_string(arch), *name)
+             : fmt::format("QEMU's virt machine cannot run {} kernels", kernel::to_string(arch)));
+    return std::nullopt;
+}
+
 // The configuration check uses: -c, else the image's own (IKCONFIG), else the one beside it.
 std::optional<ConfigOptions> boot_config(const BootCheckRequest& request,
                                          const boot::KernelImage& image, const WorkDir& work,
@@ -234,17 +249,8 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     // The image: arch, page size and (maybe) its own configuration.
     auto image = boot::read_kernel_image(request.kernel_image, diags);
     if (!image) return fail(diags);
-    out.qemu = boot::find_qemu(image->arch, request.qemu);
-    if (!out.qemu) {
-        auto name = request.qemu ? request.qemu : boot::qemu_binary_name(image->arch);
-        diags.error({request.kernel_image, 0, 0},
-                    name ? fmt::format("{} kernel image, but no {} to boot it (Debian: "
-                                       "scripts/install-deps --with-qemu)",
-                                       kernel::to_string(image->arch), *name)
-                         : fmt::format("QEMU's virt machine cannot run {} kernels",
-                                       kernel::to_string(image->arch)));
-        return fail(diags);
-    }
+    out.qemu = qemu_for(request, image->arch, diags);
+    if (!out.qemu) return fail(diags);
     WorkDir work;
     if (work.path().empty()) {
         diags.error({request.board, 0, 0}, "cannot create a temporary directory");
