@@ -152,6 +152,8 @@ private:
     std::optional<std::string> env(const std::string& name) const;
     std::string shell(const std::string& command);
     std::string assume_shell(const std::string& command);
+    std::optional<std::string> probe_table_answer(const std::string& command);
+    std::optional<std::string> if_success_answer(const std::string& command);
     bool assume_probe(const std::string& command);
     void assign(const std::string& name, Tok op, const std::string& raw);
 
