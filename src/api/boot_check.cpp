@@ -11,6 +11,7 @@
 
 #include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/report/log_lines.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run_inputs.hpp"
@@ -354,15 +355,6 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
 
 namespace {
 
-nlohmann::json lines_json(const std::vector<bootlog::Message>& lines) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& m : lines)
-        out.push_back({{"line_number", m.line_number},
-                       {"text", m.message},
-                       {"event", bootlog::to_string(m.event)}});
-    return out;
-}
-
 std::string hex(std::uint64_t v) {
     return fmt::format("{:#x}", v);
 }
@@ -402,18 +394,19 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
         nlohmann::json findings = nlohmann::json::array();
         for (const auto& d : r.findings)
             findings.push_back(report::to_json(d));
-        reservations.push_back({{"node", r.node},
-                                {"name", r.name},
-                                {"file", r.where.file},
-                                {"line", r.where.line},
-                                {"pool", r.pool},
-                                {"kernel", to_string(r.kernel)},
-                                {"kernel_lost", r.kernel_lost},
-                                {"kernel_log", lines_json(r.log)},
-                                {"check", r.check},
-                                {"findings", findings},
-                                {"agree", r.agree},
-                                {"note", r.note}});
+        reservations.push_back(
+            {{"node", r.node},
+             {"name", r.name},
+             {"file", r.where.file},
+             {"line", r.where.line},
+             {"pool", r.pool},
+             {"kernel", to_string(r.kernel)},
+             {"kernel_lost", r.kernel_lost},
+             {"kernel_log", report::log_lines_json(r.log, report::LogLineText::kernel_message)},
+             {"check", r.check},
+             {"findings", findings},
+             {"agree", r.agree},
+             {"note", r.note}});
     }
     j["reservations"] = reservations;
     j["disagreements"] = o.disagreements();

@@ -11,6 +11,7 @@
 #include "cmalign/core/size.hpp"
 #include "cmalign/core/text_file.hpp"
 #include "cmalign/kernel/report.hpp"
+#include "cmalign/report/log_lines.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"
@@ -244,16 +245,6 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
 
 namespace {
 
-nlohmann::json lines_json(const std::vector<bootlog::Message>& lines) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& m : lines)
-        out.push_back({{"line_number", m.line_number},
-                       {"text", m.text},
-                       {"event", bootlog::to_string(m.event)},
-                       {"source", bootlog::source_of(m.event)}});
-    return out;
-}
-
 nlohmann::json fix_json_of(const NodeExplanation& n) {
     if (!n.edits.empty()) {
         const auto& e = n.edits.front();
@@ -283,7 +274,7 @@ nlohmann::json explain_json(const ExplainOutcome& outcome) {
                          {"file", n.where.file},
                          {"line", n.where.line},
                          {"outcome", to_string(n.outcome)},
-                         {"log", lines_json(n.log)},
+                         {"log", report::log_lines_json(n.log, report::LogLineText::as_read)},
                          {"check", n.finding ? nlohmann::json(n.finding->check) : nullptr},
                          {"message", n.message},
                          {"fix", fix_json_of(n)},
@@ -297,8 +288,9 @@ nlohmann::json explain_json(const ExplainOutcome& outcome) {
     j["kernel_version_source"] = outcome.version_source;
     j["alignment"] = outcome.model ? kernel::to_json(*outcome.model) : nlohmann::json(nullptr);
     j["nodes"] = nodes;
-    j["unmatched_log_lines"] = lines_json(outcome.unmatched);
-    j["other_log_lines"] = lines_json(outcome.other);
+    j["unmatched_log_lines"] =
+        report::log_lines_json(outcome.unmatched, report::LogLineText::as_read);
+    j["other_log_lines"] = report::log_lines_json(outcome.other, report::LogLineText::as_read);
     j["notes"] = outcome.notes;
     j["errors"] = errors;
     return j;

@@ -210,6 +210,12 @@ public:
         return SweepSpec{*versions, page_sizes};
     }
 
+    // The value of a required option (read before finish()); fails naming the option when absent.
+    template <class T> T required(std::optional<T> value, const char* key) const {
+        if (!value) fail(name(key) + " is required");
+        return std::move(*value);
+    }
+
     // Unknown keys are errors, named all at once with the valid ones (and the likely one).
     void finish() const {
         if (!j_.is_object()) return;
@@ -332,8 +338,7 @@ TreeRequest read_tree_request(const json& j, Caller caller) {
     if (auto path = r.string("path")) request.path = *path;
     auto format = r.string("format").value_or("json");
     r.finish();
-    if (!file) r.fail(r.name("file") + " is required");
-    request.file = *file;
+    request.file = r.required(file, "file");
     if (format != "json" && format != "dts")
         r.fail(fmt::format("{} must be \"json\" or \"dts\"", r.name("format")));
     request.format = format == "dts" ? TreeFormat::dts : TreeFormat::json;
@@ -410,8 +415,7 @@ HeapRequest read_heap_request(const json& j, Caller caller) {
     auto size = r.size_text("size");
     if (auto order = r.count("available_order")) request.available_order = static_cast<int>(*order);
     r.finish();
-    if (!size) r.fail(r.name("size") + " is required");
-    request.size = *size;
+    request.size = r.required(size, "size");
     return request;
 }
 
@@ -423,8 +427,7 @@ MapRequest read_map_request(const json& j, Caller caller) {
     request.tree = r.tree();
     request.checks.bootargs = r.string("bootargs");
     r.finish();
-    if (!board) r.fail(r.name("board") + " is required");
-    request.input = *board;
+    request.input = r.required(board, "board");
     return request;
 }
 
@@ -437,10 +440,8 @@ ExplainRequest read_explain_request(const json& j, Caller caller) {
     request.tree = r.tree();
     request.checks.bootargs = r.string("bootargs");
     r.finish();
-    if (!log) r.fail(r.name("log") + " is required");
-    if (!board) r.fail(r.name("board") + " is required");
-    request.log_path = *log;
-    request.board = *board;
+    request.log_path = r.required(log, "log");
+    request.board = r.required(board, "board");
     return request;
 }
 
@@ -458,10 +459,8 @@ BootCheckRequest read_boot_check_request(const json& j, Caller caller) {
     request.save_dtb = r.string("save_dtb");
     request.stop_early = r.flag("stop_early");
     r.finish();
-    if (!board) r.fail(r.name("board") + " is required");
-    if (!kernel) r.fail(r.name("kernel") + " is required");
-    request.board = *board;
-    request.kernel_image = *kernel;
+    request.board = r.required(board, "board");
+    request.kernel_image = r.required(kernel, "kernel");
     return request;
 }
 

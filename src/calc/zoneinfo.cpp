@@ -1,12 +1,12 @@
 #include "cmalign/calc/zoneinfo.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "cmalign/core/integer.hpp"
 #include "cmalign/core/strings.hpp"
 #include "cmalign/core/text_file.hpp"
 
@@ -29,12 +29,8 @@ struct Parser {
     // A decimal number at `text`, whose column in the line is `column`.
     std::optional<std::uint64_t> number(std::string_view text, int line, int column) {
         text = trim(text);
-        std::uint64_t v = 0;
-        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec != std::errc{} || ptr != text.data() + text.size()) {
-            error(line, column, fmt::format("expected a number, found \"{}\"", text));
-            return std::nullopt;
-        }
+        auto v = parse_unsigned(text);
+        if (!v) error(line, column, fmt::format("expected a number, found \"{}\"", text));
         return v;
     }
 

@@ -243,18 +243,6 @@ std::string uri_encode_path(const std::string& path) {
 
 namespace {
 
-const char* sarif_level(Severity s) {
-    switch (s) {
-    case Severity::error:
-        return "error";
-    case Severity::warning:
-        return "warning";
-    case Severity::note:
-        return "note";
-    }
-    return "error";
-}
-
 // "cma-size-alignment" → "CmaSizeAlignment" (SARIF rule names are identifiers by convention).
 std::string rule_name(std::string_view id) {
     std::string out;
@@ -290,12 +278,11 @@ nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions
     std::map<std::string, int> rule_index;
     for (const auto& c : checks::registry()) {
         rule_index[c.name] = static_cast<int>(rules.size());
-        rules.push_back(
-            {{"id", c.name},
-             {"name", rule_name(c.name)},
-             {"shortDescription", {{"text", c.description}}},
-             {"defaultConfiguration",
-              {{"enabled", c.enabled_by_default}, {"level", sarif_level(c.severity)}}}});
+        rules.push_back({{"id", c.name},
+                         {"name", rule_name(c.name)},
+                         {"shortDescription", {{"text", c.description}}},
+                         {"defaultConfiguration",
+                          {{"enabled", c.enabled_by_default}, {"level", to_string(c.severity)}}}});
     }
     rule_index[input_rule_id] = static_cast<int>(rules.size());
     rules.push_back({{"id", input_rule_id},
@@ -316,7 +303,7 @@ nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions
         nlohmann::json result;
         result["ruleId"] = id;
         if (auto it = rule_index.find(id); it != rule_index.end()) result["ruleIndex"] = it->second;
-        result["level"] = sarif_level(d.severity);
+        result["level"] = to_string(d.severity); // SARIF levels: error, warning, note
         result["message"] = {{"text", d.message}};
         std::string uri_text;
         nlohmann::json locations = nlohmann::json::array();
