@@ -210,6 +210,13 @@ public:
         return SweepSpec{*versions, page_sizes};
     }
 
+    // The configuration, tree options and --bootargs of a command that reads boards.
+    template <class BoardRequest> void board_options(BoardRequest& request) {
+        request.config = config();
+        request.tree = tree();
+        request.checks.bootargs = string("bootargs");
+    }
+
     // The value of a required option (read before finish()); fails naming the option when absent.
     template <class T> T required(std::optional<T> value, const char* key) const {
         if (!value) fail(name(key) + " is required");
@@ -296,9 +303,7 @@ CheckCommand read_check_request(const json& j, Caller caller) {
     CheckCommand command;
     auto& request = command.request;
     request.inputs = r.strings("files");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     request.checks.werror = r.flag("werror");
     request.affected_by = r.strings("affected_by");
     command.sweep = r.sweep();
@@ -423,9 +428,7 @@ MapRequest read_map_request(const json& j, Caller caller) {
     Request r(j, "map", caller);
     MapRequest request;
     auto board = r.string("board");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     r.finish();
     request.input = r.required(board, "board");
     return request;
@@ -436,9 +439,7 @@ ExplainRequest read_explain_request(const json& j, Caller caller) {
     ExplainRequest request;
     auto log = r.string("log");
     auto board = r.string("board");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     r.finish();
     request.log_path = r.required(log, "log");
     request.board = r.required(board, "board");
@@ -450,9 +451,7 @@ BootCheckRequest read_boot_check_request(const json& j, Caller caller) {
     BootCheckRequest request;
     auto board = r.string("board");
     auto kernel = r.string("kernel");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     request.qemu = r.string("qemu");
     if (auto timeout = r.count("timeout")) request.timeout_seconds = *timeout;
     request.save_log = r.string("save_log");
