@@ -391,9 +391,6 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
         j["graft"] = nullptr;
     nlohmann::json reservations = nlohmann::json::array();
     for (const auto& r : o.reservations) {
-        nlohmann::json findings = nlohmann::json::array();
-        for (const auto& d : r.findings)
-            findings.push_back(report::to_json(d));
         reservations.push_back(
             {{"node", r.node},
              {"name", r.name},
@@ -404,7 +401,7 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
              {"kernel_lost", r.kernel_lost},
              {"kernel_log", report::log_lines_json(r.log, report::LogLineText::kernel_message)},
              {"check", r.check},
-             {"findings", findings},
+             {"findings", report::diagnostics_json(r.findings)},
              {"agree", r.agree},
              {"note", r.note}});
     }
@@ -412,10 +409,7 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
     j["disagreements"] = o.disagreements();
     j["explain"] = o.explained ? explain_json(*o.explained) : nlohmann::json(nullptr);
     j["notes"] = o.notes;
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : o.errors)
-        errors.push_back(report::to_json(d));
-    j["errors"] = errors;
+    j["errors"] = report::diagnostics_json(o.errors);
     j["log_tail"] = o.log_tail;
     return j;
 }

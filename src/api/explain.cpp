@@ -266,9 +266,6 @@ nlohmann::json fix_json_of(const NodeExplanation& n) {
 nlohmann::json explain_json(const ExplainOutcome& outcome) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& n : outcome.nodes) {
-        nlohmann::json findings = nlohmann::json::array();
-        for (const auto& d : n.findings)
-            findings.push_back(report::to_json(d));
         nodes.push_back({{"node", n.node},
                          {"name", n.name},
                          {"file", n.where.file},
@@ -278,11 +275,8 @@ nlohmann::json explain_json(const ExplainOutcome& outcome) {
                          {"check", n.finding ? nlohmann::json(n.finding->check) : nullptr},
                          {"message", n.message},
                          {"fix", fix_json_of(n)},
-                         {"findings", findings}});
+                         {"findings", report::diagnostics_json(n.findings)}});
     }
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : outcome.errors)
-        errors.push_back(report::to_json(d));
     nlohmann::json j;
     j["kernel_version"] = outcome.version ? nlohmann::json(outcome.version->str()) : nullptr;
     j["kernel_version_source"] = outcome.version_source;
@@ -292,7 +286,7 @@ nlohmann::json explain_json(const ExplainOutcome& outcome) {
         report::log_lines_json(outcome.unmatched, report::LogLineText::as_read);
     j["other_log_lines"] = report::log_lines_json(outcome.other, report::LogLineText::as_read);
     j["notes"] = outcome.notes;
-    j["errors"] = errors;
+    j["errors"] = report::diagnostics_json(outcome.errors);
     return j;
 }
 

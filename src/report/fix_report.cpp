@@ -77,10 +77,7 @@ nlohmann::json suggest_json(const std::optional<fix::SuggestResult>& result,
     }
     out["suggestions"] = std::move(list);
     out["notes"] = std::move(notes);
-    nlohmann::json error_list = nlohmann::json::array();
-    for (const auto& d : errors)
-        error_list.push_back(to_json(d));
-    out["diagnostics"] = std::move(error_list);
+    out["diagnostics"] = diagnostics_json(errors);
     return out;
 }
 

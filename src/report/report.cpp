@@ -199,6 +199,13 @@ nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys) {
     return j;
 }
 
+nlohmann::json diagnostics_json(std::span<const Diagnostic> diagnostics, DiagnosticKeys keys) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : diagnostics)
+        out.push_back(to_json(d, keys));
+    return out;
+}
+
 nlohmann::json summary_json(std::span<const Diagnostic> diagnostics) {
     std::size_t counts[3] = {0, 0, 0};
     for (const auto& d : diagnostics)
@@ -211,17 +218,14 @@ nlohmann::json check_json(const nlohmann::json& alignment, std::span<const check
     nlohmann::json j;
     j["alignment"] = alignment;
     auto regions = nlohmann::json::array();
-    auto diagnostics = nlohmann::json::array();
     std::vector<Diagnostic> all(input_errors.begin(), input_errors.end());
     for (const auto& result : results) {
         for (const auto& r : result.reservations.regions)
             regions.push_back(to_json(r));
         all.insert(all.end(), result.diagnostics.begin(), result.diagnostics.end());
     }
-    for (const auto& d : all)
-        diagnostics.push_back(to_json(d));
     j["regions"] = regions;
-    j["diagnostics"] = diagnostics;
+    j["diagnostics"] = diagnostics_json(all);
     j["summary"] = summary_json(all);
     return j;
 }

@@ -250,6 +250,85 @@ std::string render_sweep_text(const SweepMatrix& m, std::size_t width) {
     return out;
 }
 
+namespace {
+
+bool is_pool(reserved::Kind k) {
+    return k == reserved::Kind::cma || k == reserved::Kind::coherent ||
+           k == reserved::Kind::restricted;
+}
+
+// Every region that is a pool or has an error in some cell, in document order of the first cell
+// that lists it.
+std::vector<SweepPool> pools_of(std::span<const SweepCellResults> cells) {
+    std::vector<SweepPool> pools;
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    auto pool_of = [&](const std::string& input, const std::string& node, const Location& where) {
+        auto key = std::make_pair(input, node);
+        if (index.count(key)) return;
+        index.emplace(key, pools.size());
+        pools.push_back({input, node, where});
+    };
+    for (const auto& c : cells) {
+        for (const auto& r : c.results) {
+            for (const auto& region : r.reservations.regions)
+                if (is_pool(region.kind) || is_pool(region.declared_kind))
+                    pool_of(region.input, region.path, region.where);
+            for (const auto& d : r.diagnostics) {
+                if (d.severity != Severity::error || d.node.empty()) continue;
+                for (const auto& region : r.reservations.regions)
+                    if (region.path == d.node) pool_of(region.input, region.path, region.where);
+            }
+        }
+    }
+    return pools;
+}
+
+// A pool's state in one cell, and the checks that reject it there.
+PoolState pool_state(const SweepCellResults& c, const SweepPool& pool,
+                     std::vector<std::string>& checks) {
+    if (c.unavailable) return PoolState::unavailable;
+    if (!c.has_model) return PoolState::failed;
+    PoolState state = PoolState::failed;
+    for (const auto& r : c.results) {
+        if (r.reservations.input != pool.input) continue;
+        state = PoolState::not_a_pool;
+        for (const auto& region : r.reservations.regions)
+            if (region.path == pool.node && is_pool(region.kind)) state = PoolState::ok;
+        for (const auto& d : r.diagnostics) {
+            if (d.node != pool.node) continue;
+            if (d.severity == Severity::error) {
+                state = PoolState::rejected;
+                if (std::find(checks.begin(), checks.end(), d.check) == checks.end())
+                    checks.push_back(d.check);
+            } else if (d.severity == Severity::warning && state == PoolState::ok) {
+                state = PoolState::warning;
+            }
+        }
+    }
+    return state;
+}
+
+} // namespace
+
+SweepMatrix sweep_matrix(std::span<const SweepCellResults> cells) {
+    SweepMatrix m;
+    m.pools = pools_of(cells);
+    m.cells.assign(m.pools.size(), {});
+    m.rejecting_checks.assign(m.pools.size(), {});
+    for (const auto& c : cells) {
+        m.columns.push_back(c.column);
+        for (std::size_t p = 0; p < m.pools.size(); ++p) {
+            std::vector<std::string> checks;
+            m.cells[p].push_back(pool_state(c, m.pools[p], checks));
+            std::string joined;
+            for (const auto& name : checks)
+                joined += (joined.empty() ? "" : ",") + name;
+            m.rejecting_checks[p].push_back(std::move(joined));
+        }
+    }
+    return m;
+}
+
 nlohmann::json sweep_cell_json(const KernelVersion& version, std::optional<std::uint64_t> page_size,
                                const kernel::Retarget& change,
                                std::optional<std::uint64_t> cma_alignment) {

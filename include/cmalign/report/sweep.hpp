@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/version.hpp"
 #include "cmalign/kernel/versions.hpp"
@@ -47,6 +49,18 @@ struct SweepMatrix {
     std::vector<std::vector<PoolState>> cells;              // [pool][column]
     std::vector<std::vector<std::string>> rejecting_checks; // [pool][column]: "a,b" checks
 };
+
+// One (version, page size) cell of a check sweep as the matrix reads it.
+struct SweepCellResults {
+    SweepColumn column;       // alignment unset when there is no model
+    bool unavailable = false; // the version does not offer the page size
+    bool has_model = false;   // false: the configuration could not be used
+    std::span<const checks::Result> results;
+};
+
+// Pools: every region that is a pool (cma, coherent, restricted) or has an error in some cell, in
+// document order of the first cell that lists it; each cell's state from the checks' findings.
+SweepMatrix sweep_matrix(std::span<const SweepCellResults> cells);
 
 // Per pool and page size: the first version (column order) whose cell is `rejected`.
 std::optional<KernelVersion> first_rejecting_version(const SweepMatrix& m, std::size_t pool,
