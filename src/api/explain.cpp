@@ -297,9 +297,7 @@ std::string explain_text(const ExplainOutcome& outcome) {
             fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n", outcome.version->str(),
                         outcome.version_source, kernel::to_string(outcome.model->arch),
                         format_size(outcome.model->page_size, ByteUnit::bytes),
-                        outcome.model->cma_min_alignment_bytes
-                            ? format_size(*outcome.model->cma_min_alignment_bytes, ByteUnit::bytes)
-                            : std::string("decided at boot"));
+                        alignment_text(outcome.model->cma_min_alignment_bytes));
     for (const auto& n : outcome.nodes) {
         out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where), to_string(n.outcome));
         for (const auto& m : n.log)
