@@ -18,14 +18,9 @@ printf 'CONFIG_ARM64=y\nCONFIG_ARM64_16K_PAGES=y\nCONFIG_HUGETLBFS=y\nCONFIG_CMA
 mapfile -t boards < <(find "$dts_dir" -name '*.dts' | sort)
 echo "boards: ${#boards[@]} ($arch, $tree), jobs: $jobs"
 
-# The kernel's own rule (scripts/Makefile.lib: dtc_cpp_flags, cmd_dtc), one board per process.
-reference() {
-    printf '%s\n' "${boards[@]}" | xargs -P "$jobs" -I{} sh -c '
-        b="$1"; tree="$2"; out="$3"
-        cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp \
-            -I "$tree/scripts/dtc/include-prefixes" -I "$(dirname "$b")" "$b" 2>/dev/null |
-        dtc -I dts -O dtb -q -o "$out/$(basename "$b").dtb" - 2>/dev/null || true' _ {} "$tree" "$out"
-}
+# The kernel's own rule (scripts/Makefile.lib: cpp with its flags, then dtc), one board per
+# process on all cores: bench/compile-dtbs.sh, the same pipeline the CMA survey compiles with.
+reference() { JOBS=$jobs "$(dirname "$0")/compile-dtbs.sh" "$tree" "$out/dtb" "$arch" >/dev/null; }
 
 now() { date +%s.%N; }
 t0=$(now); reference; t1=$(now)

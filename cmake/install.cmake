@@ -1,5 +1,5 @@
 # What `cmake --install` puts in place: the library, its public headers (include/ only: the
-# private ones under src/internal are never installed), the CMake package cmalign::cmalign,
+# private ones under src/private and beside the sources are never installed), the CMake package cmalign::cmalign,
 # cmalign.pc, and with the CLI the program, its man page and bash completion.
 include(CMakePackageConfigHelpers)
 

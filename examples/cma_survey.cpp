@@ -21,7 +21,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/dt/dtb.hpp"
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 #include <fstream>
 #include <set>
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 int main(int argc, char** argv) {
     using namespace cmalign;

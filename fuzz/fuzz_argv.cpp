@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "cli/common.hpp"
+#include "cli/app.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "fuzz_support.hpp"
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/fix/fix.hpp"
-#include "cmalign/fix/plan.hpp"
+#include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/fix/plan.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "fuzz_support.hpp"
 

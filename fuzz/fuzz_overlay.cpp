@@ -7,7 +7,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/dt/overlay.hpp"
-#include "cmalign/run_inputs.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

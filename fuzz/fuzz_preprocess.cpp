@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,9 +4,9 @@
 The order is read from the line of docs/architecture.md that starts with "Layer order:"
 ("core < kconfig < … < fix = calc = map < … < cli = capi"; `<` a layer above, `=` the same rank).
 A file belongs to the layer named by its directory: src/<layer>/, include/cmalign/<layer>/,
-src/internal/cmalign/<layer>/; the headers directly in include/cmalign/ and src/internal/cmalign/
-are the api's (cmalign.h the C API's), the generated cmalign/version.hpp is core's. A quoted
-include is resolved as the compiler does (beside the file, then include/, src/internal/, src/).
+src/private/cmalign/internal/<layer>/; the headers directly in include/cmalign/ and
+src/private/cmalign/internal/ are the api's (cmalign.h the C API's), the generated cmalign/version.hpp is core's. A quoted
+include is resolved as the compiler does (beside the file, then include/, src/private/, src/).
 An include of a higher rank, or one that resolves to no file, is an error.
 
 Usage: include-order.py SOURCE_DIR     (exit 0 clean, 1 on a violation or a bad doc)
@@ -33,8 +33,8 @@ def read_order(doc: Path):
 
 def layer_of(path: Path, root: Path):
     rel = path.relative_to(root).parts
-    if rel[:2] == ("src", "internal"):
-        rel = rel[3:]  # src/internal/cmalign/<layer>/…
+    if rel[:2] == ("src", "private"):
+        rel = rel[4:]  # src/private/cmalign/internal/<layer>/…
         return rel[0] if len(rel) > 1 else "api"
     if rel[0] == "src":
         return rel[1]
@@ -49,7 +49,7 @@ def layer_of(path: Path, root: Path):
 def resolve(name: str, src: Path, root: Path):
     if name == "cmalign/version.hpp":
         return "core"
-    for base in (src.parent, root / "include", root / "src/internal", root / "src"):
+    for base in (src.parent, root / "include", root / "src/private", root / "src"):
         candidate = base / name
         if candidate.is_file():
             return layer_of(candidate.resolve(), root)

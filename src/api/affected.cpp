@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/disk_cache.hpp"
 #include "cmalign/dt/dtb.hpp"
+#include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

@@ -11,10 +11,10 @@
 
 #include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/report/log_lines.hpp"
+#include "cmalign/internal/report/log_lines.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

@@ -9,9 +9,9 @@
 
 #include "cmalign/bootlog/match.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/kernel/report.hpp"
-#include "cmalign/report/log_lines.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/report/tune_report.hpp"
-#include "cmalign/run_inputs.hpp"
+#include "cmalign/internal/report/tune_report.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/tune.hpp"
 
 namespace cmalign {

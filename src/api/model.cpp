@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
-#include "cmalign/kconfig/version.hpp"
-#include "cmalign/kernel/arch.hpp"
+#include "cmalign/internal/kconfig/version.hpp"
+#include "cmalign/internal/kernel/arch.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/kernel/versions.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

@@ -3,12 +3,12 @@
 // the calc layer's (calc/pcp_setup.hpp); this reads the inputs and takes them in order.
 #include <fmt/format.h>
 
-#include "cmalign/calc/pcp_setup.hpp"
-#include "cmalign/kernel/zone_layout.hpp"
-#include "cmalign/report/tune_report.hpp"
+#include "cmalign/internal/calc/pcp_setup.hpp"
+#include "cmalign/internal/kernel/zone_layout.hpp"
+#include "cmalign/internal/report/tune_report.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 #include "cmalign/tune.hpp"
 
 namespace cmalign {

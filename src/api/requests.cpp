@@ -1,6 +1,6 @@
-// The request readers (cmalign/requests.hpp): JSON object → typed request, every check of the
-// values, errors in the caller's words.
-#include "cmalign/requests.hpp"
+// The request readers (cmalign/internal/requests.hpp): JSON object → typed request, every check of
+// the values, errors in the caller's words.
+#include "cmalign/internal/requests.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
-#include "cmalign/kconfig/version.hpp"
-#include "cmalign/kernel/arch.hpp"
+#include "cmalign/internal/kconfig/version.hpp"
+#include "cmalign/internal/kernel/arch.hpp"
 
 namespace cmalign {
 

@@ -11,11 +11,11 @@
 #include <fmt/format.h>
 
 #include "cmalign/dt/dtb.hpp"
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/overlay.hpp"
+#include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

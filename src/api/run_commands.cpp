@@ -6,8 +6,8 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

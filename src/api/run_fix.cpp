@@ -1,5 +1,5 @@
 #include "cmalign/run_fix.hpp"
-#include "cmalign/fix/plan.hpp"
+#include "cmalign/internal/fix/plan.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/report/fix_report.hpp"
+#include "cmalign/internal/report/fix_report.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"
-#include "cmalign/run_inputs.hpp"
 
 namespace cmalign {
 

@@ -1,8 +1,8 @@
 #include "cmalign/run_map.hpp"
-#include "cmalign/fix/plan.hpp"
+#include "cmalign/internal/fix/plan.hpp"
 
 #include "cmalign/fix/fix.hpp"
-#include "cmalign/run_inputs.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 
 namespace cmalign {
 

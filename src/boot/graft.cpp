@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/bytes.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 #include "cmalign/reserved/regions.hpp"
 
 extern "C" {

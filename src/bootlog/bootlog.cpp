@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::bootlog {
 

@@ -1,7 +1,7 @@
 // `cmalign pcp`'s steps from a configuration and a board description to the calculator's input:
 // kernel values, boot parameters, vm sysctls (command line or file), zones and CPUs; and the
 // result compared with the board's sysctls and zoneinfo.
-#include "cmalign/calc/pcp_setup.hpp"
+#include "cmalign/internal/calc/pcp_setup.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/core/strings.hpp"
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/strings.hpp"
+#include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/kernel/zone_layout.hpp"
 #include "cmalign/kernel/calc_rules.hpp"
-#include "cmalign/kernel/zone_layout.hpp"
 
 namespace cmalign::calc {
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
-#include "cmalign/core/strings.hpp"
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/strings.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::calc {
 

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/kernel/calc_rules.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign::checks::entries {

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 
 namespace cmalign::checks::entries {
 

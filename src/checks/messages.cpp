@@ -2,8 +2,8 @@
 // The messages quote what the kernel prints (Debian 6.1.192 / 6.12.117 trees).
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "internal.hpp"
 
 namespace cmalign::checks {

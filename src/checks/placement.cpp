@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
 #include "cmalign/core/interval.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 
 namespace cmalign::checks::entries {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/kernel/reserved_mem.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "internal.hpp"
 
 namespace cmalign::checks {

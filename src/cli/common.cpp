@@ -1,4 +1,4 @@
-#include "common.hpp"
+#include "app.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,8 @@
 // The command-line front end. Every command's options are built from its definition
 // (cmalign/commands.hpp); a parsed command line becomes a JSON request under the definition's
-// keys, read by the same request reader as the C API and Python (cmalign/requests.hpp), run by
-// the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
+// keys, read by the same request reader as the C API and Python (cmalign/internal/requests.hpp),
+// run by the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
+// CLI11 itself is seen only where the program's App is built (app.hpp): it is a heavy header.
 #pragma once
 
 #include <functional>
@@ -10,14 +11,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cmalign/api.hpp"
 #include "cmalign/commands.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/error.hpp"
-#include "cmalign/requests.hpp"
+#include "cmalign/internal/requests.hpp"
 
 namespace cmalign::cli {
 
@@ -70,17 +70,6 @@ private:
 // What a command does with its command line: read, run, print; returns the exit status.
 using Run = std::function<ExitCode(const Invocation&)>;
 
-// The subcommand `name` with every option of its definition (flags, help, value names, choices
-// and defaults from there); `run` is called once the whole command line is read (not from
-// CLI11's callbacks, so that the words after `--` reach the positional inputs first).
-CLI::App* add_command(CLI::App& app, std::string_view name, Run run);
-
-// Parses the command line and runs the chosen command; returns the exit status. Options never
-// eat inputs: every option takes one value per occurrence (`-I a -I b`), except those whose
-// definition says takes_list (`--affected-by FILE...`, a list that ends at the next option or
-// `--`). Words after `--` are positional whatever they look like.
-int run_command_line(CLI::App& app, int argc, char** argv);
-
 // The environment the library does not read itself: ARCH (the last source of the arch) and,
 // for --kconfig-shell, CROSS_COMPILE and LLVM; and the on-disk cache directory (XDG_CACHE_HOME or
 // HOME, unless --no-cache).
@@ -105,15 +94,5 @@ ExitCode heap_command(const Invocation& invocation);
 ExitCode map_command(const Invocation& invocation);
 ExitCode explain_command(const Invocation& invocation);
 ExitCode boot_check_command(const Invocation& invocation);
-
-// --help footer (exit codes, examples) and the hidden --help-man / --help-bash-completion
-// generators (manual.cpp). Call after every command is registered.
-void add_manual(CLI::App& app);
-// Every command above and the manual generators: what the program offers (main and fuzz_argv).
-void register_commands(CLI::App& app);
-// An option's names as typed: "-c", "--config".
-std::vector<std::string> names_of(const CLI::Option& o);
-// The definition an option of a command was built from; nullptr for --help and the like.
-const OptionDefinition* definition_of(const CLI::Option& option);
 
 } // namespace cmalign::cli

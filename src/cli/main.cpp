@@ -3,9 +3,9 @@
 #include <iostream>
 #include <string>
 
+#include "app.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/version.hpp"
-#include "common.hpp"
 
 namespace {
 

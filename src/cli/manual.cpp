@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "app.hpp"
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/commands.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/version.hpp"
-#include "common.hpp"
 
 namespace cmalign::cli {
 

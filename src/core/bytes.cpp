@@ -1,4 +1,4 @@
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The on-disk cache's files (core/disk_cache.hpp).
-#include "cmalign/core/disk_cache.hpp"
+#include "cmalign/internal/core/disk_cache.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::disk_cache {
 

@@ -1,4 +1,4 @@
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 #include <charconv>
 #include <limits>

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/strings.hpp"
+#include "cmalign/internal/core/strings.hpp"
 
 namespace cmalign {
 

@@ -1,4 +1,4 @@
-#include "cmalign/core/strings.hpp"
+#include "cmalign/internal/core/strings.hpp"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "cmalign/core/text_file.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 #include <algorithm>
 #include <cerrno>

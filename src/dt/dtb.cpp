@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 
 extern "C" {
 #include <libfdt.h>

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 #include "dt/dts_resolver.hpp"
 
 namespace cmalign::dt::dts_resolver {

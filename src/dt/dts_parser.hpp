@@ -12,7 +12,7 @@
 #include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
 
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 
 namespace cmalign::dt {
 

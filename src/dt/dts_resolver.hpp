@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 namespace cmalign::dt::dts_resolver {
 
 constexpr std::uint32_t no_phandle = 0;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 
 namespace cmalign::dt {
 

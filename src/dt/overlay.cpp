@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/bytes.hpp"
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/bytes.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::dt {
 

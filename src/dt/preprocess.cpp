@@ -10,9 +10,9 @@
 //   definition, so the byte-exact map (verbatim pieces, invocation sites) would have to be
 //   rebuilt on top of it. Rejected: slower than cpp, and no map.
 // * This one: all 3,047 boards of arch/*/boot/dts give the same tokens as cpp
-//   (scripts/compare-preprocessor.py); arm64's 1,118 boards take 0.41-0.49 ms CPU each with a
-//   shared FileCache (cpp: 7.6-9.4 ms per board process, so 17-21x), whole tree 0.35 ms/board
-//   (21.6x); a single board with a cold cache 3.5 ms (cpp 9.3 ms).
+//   (tests/differential/compare-preprocessor.py); arm64's 1,118 boards take 0.41-0.49 ms CPU each
+//   with a shared FileCache (cpp: 7.6-9.4 ms per board process, so 17-21x), whole tree 0.35
+//   ms/board (21.6x); a single board with a cold cache 3.5 ms (cpp 9.3 ms).
 // The bulk speed comes from FileCache::IncludeMemo: an included file's output and macro
 // changes are reused when every macro it looked up has the same definition again.
 //

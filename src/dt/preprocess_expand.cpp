@@ -1,6 +1,6 @@
 // Macro expansion (gcc's context stack, "painted blue" names): token sources, arguments,
 // # and ##, builtins.
-#include "cmalign/core/quote.hpp"
+#include "cmalign/internal/core/quote.hpp"
 #include "dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {

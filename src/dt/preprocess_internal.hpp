@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::dt::pp {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::dt {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 
 namespace cmalign::dt {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cmalign/core/interval.hpp"
-#include "cmalign/dt/preprocess.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::fix::detail {
 

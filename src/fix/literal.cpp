@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix {

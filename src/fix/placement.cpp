@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/amount.hpp"
+#include "cmalign/internal/core/amount.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix::detail {

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/core/amount.hpp"
-#include "cmalign/fix/plan.hpp"
+#include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/fix/plan.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/versions.hpp"
 
 namespace cmalign::fix {

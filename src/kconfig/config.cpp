@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/text_file.hpp"
-#include "cmalign/kconfig/integer.hpp"
+#include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/kconfig/integer.hpp"
 #include "kconfig/line_parser.hpp"
 
 namespace cmalign::kconfig {

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "cmalign/core/quote.hpp"
+#include "cmalign/internal/core/quote.hpp"
 
 namespace cmalign::kconfig {
 namespace {

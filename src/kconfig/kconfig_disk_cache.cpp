@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/disk_cache.hpp"
-#include "cmalign/core/integer.hpp"
 #include "cmalign/core/limits.hpp"
+#include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::kconfig::detail {
 

@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
-#include "cmalign/core/quote.hpp"
+#include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/quote.hpp"
 #include "kconfig/kconfig_disk_cache.hpp"
 #include "kconfig/kconfig_evaluator.hpp"
 

@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/kconfig/integer.hpp" // the project's one integer reader (core/integer.hpp)
+#include "cmalign/internal/kconfig/integer.hpp" // the project's one integer reader (core/integer.hpp)
 #include "kconfig/kconfig_parser.hpp"
 
 namespace cmalign::kconfig::model::parser {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/internal/kconfig/version.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
-#include "cmalign/kconfig/version.hpp"
 
 namespace cmalign::kconfig::model {
 
@@ -104,7 +104,7 @@ struct Menu {
 // `depends on X if Y` means `depends on X || Y = n`. Syntax that only some releases have and
 // that needs no version check (5.10's `option ...`, 6.18's `transitional`) is accepted anywhere:
 // a tree that uses it is of that release.
-// The rows are kconfig::dialect_rows() (cmalign/kconfig/version.hpp).
+// The rows are kconfig::dialect_rows() (cmalign/internal/kconfig/version.hpp).
 using kconfig::Dialect;
 using kconfig::dialect_of;
 

@@ -1,6 +1,6 @@
 // A kernel tree's version (its top Makefile) and the rows of how scripts/kconfig changed across
-// versions (cmalign/kconfig/version.hpp).
-#include "cmalign/kconfig/version.hpp"
+// versions (cmalign/internal/kconfig/version.hpp).
+#include "cmalign/internal/kconfig/version.hpp"
 
 #include <array>
 #include <cctype>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::kconfig {
 

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cmalign/internal/kernel/arch.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
-#include "cmalign/kernel/arch.hpp"
-#include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/kernel/arch.hpp"
+#include "cmalign/internal/kernel/arch.hpp"
 #include "cmalign/kernel/versions.hpp"
 #include "deriver.hpp"
 

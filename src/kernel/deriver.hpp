@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/kconfig/integer.hpp"
+#include "cmalign/internal/kconfig/integer.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel::detail {
 

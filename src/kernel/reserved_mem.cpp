@@ -1,9 +1,9 @@
 // The /reserved-memory parsing rules per kernel version (kernel/reserved_mem.hpp).
-#include "cmalign/kernel/reserved_mem.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 
 #include <array>
 
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 namespace {

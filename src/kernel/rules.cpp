@@ -5,11 +5,11 @@
 // Sources: the Debian trees 6.1.192 and 6.12.117, and the upstream commits named in the notes.
 // Version boundaries not confirmed in a tagged tree say [likely] or [unverified] in the row's
 // `note`, which derive() copies into the derivation's source.
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 #include <array>
 
-#include "cmalign/kconfig/version.hpp"
+#include "cmalign/internal/kconfig/version.hpp"
 
 #include "rules_shifts.hpp"
 

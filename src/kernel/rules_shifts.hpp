@@ -1,7 +1,7 @@
 // Shorthands the rule tables (rules*.cpp) write their rows with. Private to src/kernel.
 #pragma once
 
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel::rules::rows {
 

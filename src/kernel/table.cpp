@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 namespace {

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/core/strings.hpp"
-#include "cmalign/kernel/reserved_mem.hpp"
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/core/strings.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 

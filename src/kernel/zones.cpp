@@ -1,13 +1,13 @@
 // What an arch's kernel does with its memory zones: which zones a configuration has (mm/Kconfig
 // defaults per arch) and how zone_sizes_init() splits RAM into them. For `cmalign pcp`.
-#include "cmalign/kernel/zone_layout.hpp"
+#include "cmalign/internal/kernel/zone_layout.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/kernel/rules.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
 

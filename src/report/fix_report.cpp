@@ -1,9 +1,9 @@
 // `cmalign fix` and `cmalign suggest` as JSON.
-#include "cmalign/report/fix_report.hpp"
+#include "cmalign/internal/report/fix_report.hpp"
 
 #include <string_view>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign::report {

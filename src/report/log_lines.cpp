@@ -1,4 +1,4 @@
-#include "cmalign/report/log_lines.hpp"
+#include "cmalign/internal/report/log_lines.hpp"
 
 namespace cmalign::report {
 

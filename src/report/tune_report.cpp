@@ -1,5 +1,5 @@
 // `cmalign pcp`'s and `cmalign heap`'s JSON and text output.
-#include "cmalign/report/tune_report.hpp"
+#include "cmalign/internal/report/tune_report.hpp"
 
 #include <fmt/format.h>
 

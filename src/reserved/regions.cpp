@@ -9,7 +9,7 @@
 #include <cctype>
 #include <strings.h>
 
-#include "cmalign/core/bytes.hpp"
+#include "cmalign/internal/core/bytes.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign::reserved {

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/kernel/arch.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
-#include "cmalign/kernel/arch.hpp"
-#include "cmalign/kernel/rules.hpp"
 #include "support/cli.hpp"
 #include "support/material.hpp"
 

@@ -2,7 +2,7 @@
 // kernel does (cpp + dtc), checked against arm64 6.12 with 4K/16K/64K pages. The expected facts
 // come from the board sources (quoted below) and the kernel rule (base and size must be
 // multiples of 2/32/512 MiB); sizes are cross-checked with fdtget, an independent reader.
-// The full tree (1118 boards) runs in examples/cma_survey (see scripts/compile-dtbs.sh).
+// The full tree (1118 boards) runs in examples/cma_survey (see bench/compile-dtbs.sh).
 // SKIPs when the kernel tree, cpp or dtc is absent.
 #include <doctest/doctest.h>
 
@@ -20,7 +20,7 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/dt/dtb.hpp"
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 #include "support/models.hpp"
 
 using namespace cmalign;
@@ -40,7 +40,7 @@ std::string run_capture(const std::string& command) {
     return out;
 }
 
-// cpp + dtc exactly as scripts/compile-dtbs.sh; returns the DTB path or "" on failure.
+// cpp + dtc exactly as bench/compile-dtbs.sh; returns the DTB path or "" on failure.
 std::string compile(const std::string& board, const fs::path& out_dir) {
     fs::path dts_dir = kernel_tree / "arch/arm64/boot/dts";
     fs::path src = dts_dir / (board + ".dts");

@@ -6,8 +6,8 @@
 // byte by byte — phandle numbers included, since they are assigned in dtc's order.
 //
 // By default a sample of ~30 boards runs (SKIPs without the kernel tree, cpp or dtc).
-// scripts/compare-dtc.sh runs every board: CMALIGN_DTC_COMPARE=all (or a comma list of arches),
-// CMALIGN_DTC_JOBS=N, CMALIGN_DTC_SOURCE=cpp|builtin|both (default both), CMALIGN_DTC=<dtc
+// tests/differential/compare-dtc.sh runs every board: CMALIGN_DTC_COMPARE=all (or a comma list of
+// arches), CMALIGN_DTC_JOBS=N, CMALIGN_DTC_SOURCE=cpp|builtin|both (default both), CMALIGN_DTC=<dtc
 // program> (default: dtc on PATH; the kernel's own scripts/dtc accepts label-relative paths
 // &{label/path} that dtc 1.6 rejects).
 #include <doctest/doctest.h>
@@ -32,10 +32,10 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
-#include "cmalign/run_inputs.hpp"
 
 extern "C" {
 #include <libfdt.h>
@@ -48,7 +48,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The tree the whole-tree comparison reads: linux-source-6.12, or CMALIGN_DTC_TREE (a tree name
-// under CMALIGN_KERNEL_SRC_DIR, e.g. linux-source-7.2) from scripts/compare-dtc.sh.
+// under CMALIGN_KERNEL_SRC_DIR, e.g. linux-source-7.2) from tests/differential/compare-dtc.sh.
 std::string compared_tree() {
     const char* name = std::getenv("CMALIGN_DTC_TREE");
     return std::string(CMALIGN_KERNEL_SRC_DIR) + "/" +

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "cmalign/dt/dts.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 
 using namespace cmalign;
 using namespace cmalign::dt;

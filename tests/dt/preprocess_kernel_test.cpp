@@ -1,5 +1,5 @@
 // The built-in preprocessor against gcc's cpp on real kernel boards (a sample; the whole tree
-// is scripts/compare-preprocessor.py). Skips when the kernel sources or cpp are absent.
+// is tests/differential/compare-preprocessor.py). Skips when the kernel sources or cpp are absent.
 #include <doctest/doctest.h>
 
 #include "support/material.hpp"
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace cmalign;

@@ -10,7 +10,7 @@
 #include <random>
 #include <thread>
 
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace cmalign;

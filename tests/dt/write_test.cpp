@@ -8,8 +8,8 @@
 #include <fstream>
 #include <memory>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 
 using namespace cmalign;
 using namespace cmalign::dt;

@@ -8,11 +8,11 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
-#include "cmalign/fix/plan.hpp"
+#include "cmalign/internal/fix/plan.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
-#include "cmalign/run_inputs.hpp"
 #include "support/fix.hpp"
 
 using namespace fix_test;

@@ -1,6 +1,6 @@
 // fix on real material, a CI-sized sample: three Amlogic boards of Debian's 6.12 tree that fail at
 // 16K and 64K pages, copied with their includes into a temp dir (the tree itself is only read).
-// scripts/fix-kernel-tree.sh does the same for every arm64 board.
+// tests/differential/fix-kernel-tree.sh does the same for every arm64 board.
 #include <doctest/doctest.h>
 
 #include "support/material.hpp"

@@ -32,19 +32,6 @@ struct Sample {
     const char* fragment;
 };
 
-const Sample samples[] = {
-    {"6.12", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr},
-    {"6.12", "arm64", "defconfig", "aarch64-linux-gnu-", "CONFIG_ARM64_16K_PAGES=y\n"},
-    {"6.1", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr},
-    {"6.12", "mips", "rs90_defconfig", "mips-linux-gnu-", nullptr},
-    {"6.12", "x86", "x86_64_defconfig", "", nullptr},
-    {"6.1", "arm", "multi_v7_defconfig", "arm-linux-gnueabihf-", nullptr},
-    // 5.10: `option ...`, the gold-linker $(error-if); 7.2: `depends on X if Y`, transitional
-    // symbols, $(shell,expr ...).
-    {"5.10", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr},
-    {"7.2", "arm64", "defconfig", "aarch64-linux-gnu-", "CONFIG_ARM64_16K_PAGES=y\n"},
-};
-
 std::string slurp(const fs::path& p) {
     std::ifstream in(p);
     std::ostringstream s;
@@ -67,87 +54,114 @@ std::string symbol_value(const std::string& text, const std::string& name) {
     return "(absent)";
 }
 
-} // namespace
+// One defconfig (and fragment) of one tree through make and through cmalign, both modes.
+void check_against_make(const Sample& s) {
+    fs::path tree = fs::path(CMALIGN_KERNEL_SRC_DIR) / (std::string("linux-source-") + s.version);
+    CAPTURE(s.version);
+    CAPTURE(s.arch);
+    CAPTURE(s.defconfig);
+    if (!fs::exists(tree / "Kconfig")) {
+        if (std::getenv("CI")) FAIL("kernel tree missing: " << tree);
+        MESSAGE("kernel tree missing, sample not checked: " << tree);
+        return;
+    }
+    std::string cross = s.cross;
+    if (!cross.empty() && !have(cross + "gcc")) cross.clear(); // host gcc on both sides
 
-TEST_CASE("kconfig: defconfigs of the Debian trees evaluate as make writes them") {
-    for (const auto& s : samples) {
-        fs::path tree =
-            fs::path(CMALIGN_KERNEL_SRC_DIR) / (std::string("linux-source-") + s.version);
-        CAPTURE(s.version);
-        CAPTURE(s.arch);
-        CAPTURE(s.defconfig);
-        if (!fs::exists(tree / "Kconfig")) {
-            if (std::getenv("CI")) FAIL("kernel tree missing: " << tree);
-            MESSAGE("kernel tree missing, sample not checked: " << tree);
-            continue;
-        }
-        std::string cross = s.cross;
-        if (!cross.empty() && !have(cross + "gcc")) cross.clear(); // host gcc on both sides
+    fs::path out =
+        fs::temp_directory_path() / ("cmalign-kconfig-real-" + std::to_string(::getpid()));
+    fs::remove_all(out);
+    fs::create_directories(out);
+    fs::path defconfig = tree / "arch" / s.arch / "configs" / s.defconfig;
+    std::string make = "make -s -C '" + tree.string() + "' O='" + out.string() +
+                       "' ARCH=" + s.arch + (cross.empty() ? "" : " CROSS_COMPILE=" + cross);
+    Config inputs;
+    Diagnostics read_diags;
+    REQUIRE(cmalign::kconfig::read_fragment_file(defconfig.string(), inputs, read_diags));
+    std::vector<std::string> order{defconfig.string()};
+    if (s.fragment) {
+        // merge_config.sh: the defconfig, then the fragment, through olddefconfig.
+        std::ofstream(out / ".config") << slurp(defconfig) << s.fragment;
+        REQUIRE(std::system((make + " olddefconfig >/dev/null 2>&1").c_str()) == 0);
+        REQUIRE(cmalign::kconfig::read_fragment(s.fragment, "fragment.config", inputs, read_diags));
+        order.push_back("fragment.config");
+    } else {
+        REQUIRE(std::system((make + " " + s.defconfig + " >/dev/null 2>&1").c_str()) == 0);
+    }
+    std::string truth = slurp(out / ".config");
+    fs::remove_all(out);
+    REQUIRE(truth.size() > 1000);
 
-        fs::path out =
-            fs::temp_directory_path() / ("cmalign-kconfig-real-" + std::to_string(::getpid()));
-        fs::remove_all(out);
-        fs::create_directories(out);
-        fs::path defconfig = tree / "arch" / s.arch / "configs" / s.defconfig;
-        std::string make = "make -s -C '" + tree.string() + "' O='" + out.string() +
-                           "' ARCH=" + s.arch + (cross.empty() ? "" : " CROSS_COMPILE=" + cross);
-        Config inputs;
-        Diagnostics read_diags;
-        REQUIRE(cmalign::kconfig::read_fragment_file(defconfig.string(), inputs, read_diags));
-        std::vector<std::string> order{defconfig.string()};
-        if (s.fragment) {
-            // merge_config.sh: the defconfig, then the fragment, through olddefconfig.
-            std::ofstream(out / ".config") << slurp(defconfig) << s.fragment;
-            REQUIRE(std::system((make + " olddefconfig >/dev/null 2>&1").c_str()) == 0);
-            REQUIRE(
-                cmalign::kconfig::read_fragment(s.fragment, "fragment.config", inputs, read_diags));
-            order.push_back("fragment.config");
-        } else {
-            REQUIRE(std::system((make + " " + s.defconfig + " >/dev/null 2>&1").c_str()) == 0);
-        }
-        std::string truth = slurp(out / ".config");
-        fs::remove_all(out);
-        REQUIRE(truth.size() > 1000);
-
-        EvalOptions shell;
-        shell.run_shell = true;
-        shell.input_order = order;
-        if (!cross.empty()) shell.env["CROSS_COMPILE"] = cross;
-        Diagnostics diags;
-        auto with_shell = cmalign::kconfig::evaluate(tree.string(), s.arch, inputs, shell, diags);
-        REQUIRE(with_shell);
-        if (with_shell->dotconfig != truth) {
-            // Name the first line that differs rather than print two whole .config files.
-            std::istringstream a(truth), b(with_shell->dotconfig);
-            std::string la, lb;
-            int line = 0;
-            while (true) {
-                bool ga = static_cast<bool>(std::getline(a, la)),
-                     gb = static_cast<bool>(std::getline(b, lb));
-                ++line;
-                if (!ga && !gb) break;
-                if (la != lb || ga != gb) {
-                    FAIL_CHECK("first difference at line " << line << ": make writes '" << la
-                                                           << "', cmalign '" << lb << "'");
-                    break;
-                }
+    EvalOptions shell;
+    shell.run_shell = true;
+    shell.input_order = order;
+    if (!cross.empty()) shell.env["CROSS_COMPILE"] = cross;
+    Diagnostics diags;
+    auto with_shell = cmalign::kconfig::evaluate(tree.string(), s.arch, inputs, shell, diags);
+    REQUIRE(with_shell);
+    if (with_shell->dotconfig != truth) {
+        // Name the first line that differs rather than print two whole .config files.
+        std::istringstream a(truth), b(with_shell->dotconfig);
+        std::string la, lb;
+        int line = 0;
+        while (true) {
+            bool ga = static_cast<bool>(std::getline(a, la)),
+                 gb = static_cast<bool>(std::getline(b, lb));
+            ++line;
+            if (!ga && !gb) break;
+            if (la != lb || ga != gb) {
+                FAIL_CHECK("first difference at line " << line << ": make writes '" << la
+                                                       << "', cmalign '" << lb << "'");
+                break;
             }
         }
-
-        EvalOptions assumed;
-        assumed.input_order = order;
-        auto without = cmalign::kconfig::evaluate(tree.string(), s.arch, inputs, assumed, diags);
-        REQUIRE(without);
-        for (const char* name :
-             {"ARM64_4K_PAGES", "ARM64_16K_PAGES", "ARM64_64K_PAGES", "PAGE_SIZE_4KB",
-              "PAGE_SIZE_16KB", "PAGE_SIZE_64KB", "ARCH_FORCE_MAX_ORDER", "HUGETLBFS",
-              "HUGETLB_PAGE", "TRANSPARENT_HUGEPAGE", "CMA", "DMA_CMA", "CMA_AREAS",
-              "CMA_SIZE_MBYTES", "PCP_BATCH_SCALE_MAX", "PAGE_BLOCK_ORDER", "PAGE_BLOCK_MAX_ORDER",
-              "DMA_DECLARE_COHERENT"}) {
-            CAPTURE(name);
-            CHECK(symbol_value(without->dotconfig, name) == symbol_value(truth, name));
-        }
     }
+
+    EvalOptions assumed;
+    assumed.input_order = order;
+    auto without = cmalign::kconfig::evaluate(tree.string(), s.arch, inputs, assumed, diags);
+    REQUIRE(without);
+    for (const char* name :
+         {"ARM64_4K_PAGES", "ARM64_16K_PAGES", "ARM64_64K_PAGES", "PAGE_SIZE_4KB", "PAGE_SIZE_16KB",
+          "PAGE_SIZE_64KB", "ARCH_FORCE_MAX_ORDER", "HUGETLBFS", "HUGETLB_PAGE",
+          "TRANSPARENT_HUGEPAGE", "CMA", "DMA_CMA", "CMA_AREAS", "CMA_SIZE_MBYTES",
+          "PCP_BATCH_SCALE_MAX", "PAGE_BLOCK_ORDER", "PAGE_BLOCK_MAX_ORDER",
+          "DMA_DECLARE_COHERENT"}) {
+        CAPTURE(name);
+        CHECK(symbol_value(without->dotconfig, name) == symbol_value(truth, name));
+    }
+}
+
+} // namespace
+
+// Each sample is a test case of its own, "slow: …": ctest runs each in a process of its own
+// (tests/CMakeLists.txt), so the two cores share the make runs. 5.10: `option ...`, the
+// gold-linker $(error-if); 7.2: `depends on X if Y`, transitional symbols, $(shell,expr ...).
+TEST_CASE("slow: kconfig: make 6.12 arm64 defconfig") {
+    check_against_make({"6.12", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr});
+}
+TEST_CASE("slow: kconfig: make 6.12 arm64 defconfig + 16K pages") {
+    check_against_make(
+        {"6.12", "arm64", "defconfig", "aarch64-linux-gnu-", "CONFIG_ARM64_16K_PAGES=y\n"});
+}
+TEST_CASE("slow: kconfig: make 6.1 arm64 defconfig") {
+    check_against_make({"6.1", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr});
+}
+TEST_CASE("slow: kconfig: make 6.12 mips rs90_defconfig") {
+    check_against_make({"6.12", "mips", "rs90_defconfig", "mips-linux-gnu-", nullptr});
+}
+TEST_CASE("slow: kconfig: make 6.12 x86 x86_64_defconfig") {
+    check_against_make({"6.12", "x86", "x86_64_defconfig", "", nullptr});
+}
+TEST_CASE("slow: kconfig: make 6.1 arm multi_v7_defconfig") {
+    check_against_make({"6.1", "arm", "multi_v7_defconfig", "arm-linux-gnueabihf-", nullptr});
+}
+TEST_CASE("slow: kconfig: make 5.10 arm64 defconfig") {
+    check_against_make({"5.10", "arm64", "defconfig", "aarch64-linux-gnu-", nullptr});
+}
+TEST_CASE("slow: kconfig: make 7.2 arm64 defconfig + 16K pages") {
+    check_against_make(
+        {"7.2", "arm64", "defconfig", "aarch64-linux-gnu-", "CONFIG_ARM64_16K_PAGES=y\n"});
 }
 
 TEST_CASE("kconfig: a tree given as a relative path answers probes as an absolute one does") {

@@ -10,8 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/kernel/rules.hpp"
 
 using namespace cmalign;
 namespace rules = cmalign::kernel::rules;

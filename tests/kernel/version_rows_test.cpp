@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "cmalign/kconfig/version.hpp"
+#include "cmalign/internal/kconfig/version.hpp"
+#include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/calc_rules.hpp"
-#include "cmalign/kernel/rules.hpp"
 #include "cmalign/kernel/versions.hpp"
 
 using namespace cmalign;

@@ -1,5 +1,5 @@
-"""scripts/kconfig-compare and scripts/kconfig-truth's helpers, on hand-made truth and a stand-in
-for cmalign (the real comparison against the kernel's make runs in ctest kconfig_truth_subset)."""
+"""tests/differential/kconfig-compare and kconfig-truth's helpers, on hand-made truth and a stand-in for
+cmalign (the real comparison against the kernel's make runs in ctest kconfig_truth_subset)."""
 import importlib.machinery
 import importlib.util
 import json
@@ -11,7 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def load(name):
-    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"), str(ROOT / "scripts" / name))
+    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"), str(ROOT / "tests" / "differential" / name))
     spec = importlib.util.spec_from_loader(loader.name, loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
@@ -75,7 +75,7 @@ def fake_setup(tmp_path, ours_text):
 
 
 def run_compare(out, fake):
-    return subprocess.run([sys.executable, str(ROOT / "scripts/kconfig-compare"), "--truth", str(out),
+    return subprocess.run([sys.executable, str(ROOT / "tests/differential/kconfig-compare"), "--truth", str(out),
                            "--cmalign", str(fake), "--mode", "plain"], capture_output=True, text=True)
 
 

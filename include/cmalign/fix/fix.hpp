@@ -60,8 +60,8 @@ struct Plan {
 // the largest value it may choose (as the cma-size-alignment check advises). nullopt: unbounded.
 std::optional<std::uint64_t> required_alignment(const kernel::Model& model);
 
-// Plans for a board read from DTS: plan_fixes() in cmalign/fix/plan.hpp (private: it reads the
-// sources through the preprocessor's file cache); run_fix() (cmalign/run_fix.hpp) is the public
+// Plans for a board read from DTS: plan_fixes() in cmalign/internal/fix/plan.hpp (private: it reads
+// the sources through the preprocessor's file cache); run_fix() (cmalign/run_fix.hpp) is the public
 // way.
 
 // Same for a board read from a DTB/DTBO (`tree.from_dtb`): edits of the blob's cell bytes, made

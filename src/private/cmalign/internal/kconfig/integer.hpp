@@ -1,8 +1,8 @@
 // Reading an integer symbol's value from a .config: the project's one integer reader
-// (cmalign/core/integer.hpp), under the kconfig names its first callers use.
+// (cmalign/internal/core/integer.hpp), under the kconfig names its first callers use.
 #pragma once
 
-#include "cmalign/core/integer.hpp"
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::kconfig {
 

@@ -5,7 +5,7 @@ programs (object- and function-like, #, ##, variadic, nested calls), compared to
 With MODE "if": random #if expressions (every operator, literals with suffixes, char
 constants, defined, ?:), compared as taken / not taken / error.
 
-usage: scripts/fuzz-preprocessor.py TOOL SEED COUNT [macros|if]
+usage: tests/differential/fuzz-preprocessor.py TOOL SEED COUNT [macros|if]
        (TOOL: build/examples/example_dts_cpp)
 """
 import os

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/dt/dts.hpp"
 
 namespace cmalign::fix {
 

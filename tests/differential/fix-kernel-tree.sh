@@ -6,13 +6,13 @@
 #   * the DTBs built by cpp+dtc before and after differ only in the edited size properties;
 #   * a second run changes nothing (no edit, every byte of the copy identical).
 #
-#   scripts/fix-kernel-tree.sh [KERNEL_TREE] [CMALIGN]
+#   tests/differential/fix-kernel-tree.sh [KERNEL_TREE] [CMALIGN]
 #     KERNEL_TREE  default /opt/cmalign/ksrc/linux-source-6.12
 #     CMALIGN      the cmalign binary (default: build/cmalign, else the first build-*/cmalign)
 # Environment: WORK=/var/tmp/dir (kept; default a new mktemp dir, removed unless KEEP=1),
 # SAMPLE=N (only the first N failing boards of each page size), PAGE_SIZES="16K 64K".
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 tree=${1:-/opt/cmalign/ksrc/linux-source-6.12}
 cmalign=${2:-}
 if [ -z "$cmalign" ]; then

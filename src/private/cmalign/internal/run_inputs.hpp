@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/dt/dts.hpp"
 #include "cmalign/dt/overlay.hpp"
-#include "cmalign/dt/preprocess.hpp"
+#include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 #include "cmalign/run.hpp"
 
 namespace cmalign {

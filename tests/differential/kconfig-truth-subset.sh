@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI subset of scripts/kconfig-truth + scripts/kconfig-compare (issue 7): the kernel's own
+# CI subset of tests/differential/kconfig-truth + tests/differential/kconfig-compare (issue 7): the kernel's own
 # `make ARCH=A NAME` (host tools, out of tree) for a handful of defconfigs of Debian's 6.12 tree
 # and one of 6.1, then `cmalign config --kernel-tree T --arch A -c <defconfig> [-c <fragment>]`
 # against it (plain mode: >= 98 % of symbols, every deciding symbol).
@@ -23,7 +23,7 @@ for tool in make gcc flex bison; do
 done
 
 rm -rf "$work"
-/usr/bin/python3 "$repo/scripts/kconfig-truth" --tree "$tree" --mode host --no-generated \
+/usr/bin/python3 "$repo/tests/differential/kconfig-truth" --tree "$tree" --mode host --no-generated \
     --arch arm64 --arch arm --arch mips --arch riscv \
     --only '^(arm64/defconfig|arm64/fragments/16k|arm/multi_v7_defconfig|mips/rs90_defconfig|riscv/defconfig)$' \
     --out "$work/truth" --build "$work/build"
@@ -31,14 +31,14 @@ rm -rf "$work"
 # submenus inside choices): loongson3_defconfig is where 64BIT, 16K pages and THP hinge on it.
 tree61=$ksrc/linux-source-6.1
 [[ -f $tree61/Makefile ]] || missing "no kernel tree at $tree61"
-/usr/bin/python3 "$repo/scripts/kconfig-truth" --tree "$tree61" --mode host --no-generated \
+/usr/bin/python3 "$repo/tests/differential/kconfig-truth" --tree "$tree61" --mode host --no-generated \
     --no-fragments --arch mips --only '^mips/loongson3_defconfig$' \
     --out "$work/truth" --build "$work/build"
 # 5.10 (LTS, `option ...`, gold-linker probe) and 7.2 (`depends on X if Y`, transitional symbols):
 # the walkthrough's defconfig + 16K fragment.
 for v in 5.10 7.2; do
     [[ -f $ksrc/linux-source-$v/Makefile ]] || missing "no kernel tree at $ksrc/linux-source-$v"
-    /usr/bin/python3 "$repo/scripts/kconfig-truth" --tree "$ksrc/linux-source-$v" --mode host \
+    /usr/bin/python3 "$repo/tests/differential/kconfig-truth" --tree "$ksrc/linux-source-$v" --mode host \
         --no-generated --arch arm64 --only '^arm64/(defconfig|fragments/16k)$' \
         --out "$work/truth" --build "$work/build"
 done
@@ -83,4 +83,4 @@ for v in 5.10 7.2; do
 done
 
 # From here on the answers come from cmalign's own Kconfig evaluation.
-/usr/bin/python3 "$repo/scripts/kconfig-compare" --truth "$work/truth" --cmalign "$cli" --mode plain
+/usr/bin/python3 "$repo/tests/differential/kconfig-compare" --truth "$work/truth" --cmalign "$cli" --mode plain

@@ -2,7 +2,7 @@
 # Compile every board (.dts) of one architecture of a kernel tree into DTBs, the way the kernel's
 # scripts/Makefile.lib does it (cpp with the DT include prefixes, then dtc), on all cores.
 #
-#   scripts/compile-dtbs.sh KERNEL_TREE OUT_DIR [ARCH]      (ARCH defaults to arm64)
+#   bench/compile-dtbs.sh KERNEL_TREE OUT_DIR [ARCH]      (ARCH defaults to arm64)
 #
 # OUT_DIR mirrors arch/ARCH/boot/dts; OUT_DIR/failed.txt lists boards that did not compile.
 # The kernel tree is only read. DTC=/path/to/dtc compiles with another dtc (default: dtc on PATH).

@@ -26,8 +26,8 @@
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"
-#include "cmalign/dt/preprocess.hpp"
 #include "cmalign/dt/tree.hpp"
+#include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::dt {
 

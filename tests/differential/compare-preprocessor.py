@@ -8,7 +8,7 @@ compares the two outputs token by token (whitespace-insensitive). Prints how man
 first differences, and the time of each side (cpp: one process per board, as the kernel build
 does; ours: one process for all boards sharing the file cache), both as CPU time.
 
-usage: scripts/compare-preprocessor.py [--tree DIR] [--arch arm64,arm,...] [--limit N]
+usage: tests/differential/compare-preprocessor.py [--tree DIR] [--arch arm64,arm,...] [--limit N]
                                        [--tool build/examples/example_dts_cpp] [--jobs N]
 """
 import argparse
@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--tree", default="/opt/cmalign/ksrc/linux-source-6.12")
     ap.add_argument("--arch", default="")
     ap.add_argument("--limit", type=int, default=0, help="only the first N boards (spread over the list)")
-    ap.add_argument("--tool", default=os.path.join(here, "..", "build", "examples", "example_dts_cpp"))
+    ap.add_argument("--tool", default=os.path.join(here, "..", "..", "build", "examples", "example_dts_cpp"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--show", type=int, default=10, help="differences to print")
     args = ap.parse_args()

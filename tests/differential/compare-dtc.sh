@@ -6,7 +6,7 @@
 # preprocessor), the first differences, what we say where dtc fails, and the wall and CPU time per
 # board of cpp+dtc against ours.
 #
-#   scripts/compare-dtc.sh [BUILD_DIR] [ARCHES]      e.g. scripts/compare-dtc.sh build arm64,riscv
+#   tests/differential/compare-dtc.sh [BUILD_DIR] [ARCHES]      e.g. tests/differential/compare-dtc.sh build arm64,riscv
 #
 # Environment:
 #   JOBS=N                  parallel jobs (default: nproc)
@@ -22,7 +22,7 @@
 # The kernel trees are under the directory the tests were configured with
 # (CMALIGN_KERNEL_SRC_DIR, default /opt/cmalign/ksrc). Use a Release build for meaningful timings.
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$here/build}
 arches=${2:-all}
 test_dt=$build/tests/test_dt
