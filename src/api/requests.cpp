@@ -272,13 +272,18 @@ private:
     std::set<std::string> seen_;
 };
 
-} // namespace
-
-ConfigOptions read_calc_request(const json& j, Caller caller) {
-    Request r(j, "calc", caller);
+// A request that is the configuration alone (calc, config).
+ConfigOptions read_configuration(const json& j, const char* command, Caller caller) {
+    Request r(j, command, caller);
     auto options = r.config();
     r.finish();
     return options;
+}
+
+} // namespace
+
+ConfigOptions read_calc_request(const json& j, Caller caller) {
+    return read_configuration(j, "calc", caller);
 }
 
 TableRequest read_table_request(const json& j, Caller caller) {
@@ -292,10 +297,7 @@ TableRequest read_table_request(const json& j, Caller caller) {
 }
 
 ConfigOptions read_config_request(const json& j, Caller caller) {
-    Request r(j, "config", caller);
-    auto options = r.config();
-    r.finish();
-    return options;
+    return read_configuration(j, "config", caller);
 }
 
 CheckCommand read_check_request(const json& j, Caller caller) {
