@@ -39,8 +39,10 @@ bool is_blob(const std::string& path) {
 constexpr const char* graph_kind = "includes";
 constexpr const char* graph_format = "cmalign-include-graph\t1";
 
-std::string graph_key(const std::string& input, const TreeOptions& tree) {
-    std::string key = fmt::format("build={}\ninput={}\n", source_stamp(), canonical_path(input));
+// The part of a graph's key that the options decide, made once per pass (canonical paths cost
+// a lookup per path component); graph_key() adds the board.
+std::string graph_options_key(const TreeOptions& tree) {
+    std::string key;
     for (const auto& d : tree.include_dirs)
         key += disk_cache::line({"I", canonical_path(d)});
     for (const auto& d : tree.defines)
@@ -51,12 +53,16 @@ std::string graph_key(const std::string& input, const TreeOptions& tree) {
     return key;
 }
 
-std::optional<std::vector<std::string>> cached_graph(const std::string& dir,
-                                                     const std::string& key) {
+std::string graph_key(const std::string& canonical_input, const std::string& options_key) {
+    return fmt::format("build={}\ninput={}\n", source_stamp(), canonical_input) + options_key;
+}
+
+std::optional<std::vector<std::string>> cached_graph(const std::string& dir, const std::string& key,
+                                                     disk_cache::StatMemo& memo) {
     auto text = disk_cache::read_entry(disk_cache::entry_path(dir, graph_kind, key));
     std::vector<std::string> files;
-    if (!text ||
-        !disk_cache::read_lines(*text, graph_format, key, files, [](const auto&) { return false; }))
+    if (!text || !disk_cache::read_lines(
+                     *text, graph_format, key, files, [](const auto&) { return false; }, &memo))
         return std::nullopt;
     return files;
 }
@@ -79,6 +85,21 @@ std::string base_name(const std::string& path) {
 
 } // namespace
 
+std::optional<std::vector<std::string>> board_sources(const std::string& input,
+                                                      const dt::PreprocessOptions& options,
+                                                      dt::FileCache& cache) {
+    if (is_blob(input)) return std::vector<std::string>{canonical_path(input)};
+    Diagnostics diags;
+    auto text = dt::preprocess(input, options, cache, diags);
+    // dtc's /include/ is read by the DTS parser, after the preprocessor: its files are not in
+    // this record, so the board's sources are not known.
+    if (!text || text->text.find("/include/") != std::string::npos) return std::nullopt;
+    std::vector<std::string> files;
+    for (const auto& file : text->files)
+        if (file) files.push_back(canonical_path(file->path));
+    return files;
+}
+
 std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& changed,
                                             const TreeOptions& tree, unsigned jobs,
@@ -97,16 +118,19 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
         wanted_names.insert(base_name(w));
     auto pp = preprocess_options(tree);
     dt::FileCache cache;
+    disk_cache::StatMemo memo; // the boards' graphs name the same headers: one lookup each
+    const std::string options_key = cache_dir.empty() ? std::string() : graph_options_key(tree);
     std::vector<char> keep(inputs.size(), 0);
     for_each_input(inputs.size(), jobs, [&](std::size_t i) {
-        if (wanted.count(canonical_path(inputs[i]))) {
+        const std::string input = canonical_path(inputs[i]);
+        if (wanted.count(input)) {
             keep[i] = 1;
             return;
         }
         if (is_blob(inputs[i])) return; // a DTB records no includes
-        std::string key = cache_dir.empty() ? std::string() : graph_key(inputs[i], tree);
+        std::string key = cache_dir.empty() ? std::string() : graph_key(input, options_key);
         if (!cache_dir.empty()) {
-            if (auto files = cached_graph(cache_dir, key)) {
+            if (auto files = cached_graph(cache_dir, key, memo)) {
                 bool named = false, same_name = false;
                 for (const auto& f : *files) {
                     named = named || wanted.count(f) > 0;
@@ -118,18 +142,14 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                 }
             }
         }
-        Diagnostics diags;
-        auto text = dt::preprocess(inputs[i], pp, cache, diags);
-        if (!text) {
+        auto files = board_sources(inputs[i], pp, cache);
+        if (!files) {
             keep[i] = 1; // cannot tell: check it, so its error is reported
             return;
         }
-        std::vector<std::string> files;
-        for (const auto& file : text->files)
-            if (file) files.push_back(canonical_path(file->path));
-        keep[i] = std::any_of(files.begin(), files.end(),
+        keep[i] = std::any_of(files->begin(), files->end(),
                               [&](const auto& f) { return wanted.count(f) > 0; });
-        if (!cache_dir.empty()) store_graph(cache_dir, key, files);
+        if (!cache_dir.empty()) store_graph(cache_dir, key, *files);
     });
     std::vector<std::string> out;
     for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -36,8 +36,9 @@ constexpr OptionDefinition config_rows[] = {
      "raise a bound on the work one input may cause (node-depth, file-bytes, ...; "
      "docs/limits.md); repeatable"},
     {"cache_dir", "--cache-dir", T::text, false, false, false, "DIR", "", "",
-     "keep evaluated Kconfig configurations and the boards' include graphs in DIR between runs, "
-     "each used only while every file it was computed from is unchanged (command line: "
+     "keep evaluated Kconfig configurations, the boards' include graphs and (command line) check's "
+     "answers in DIR between runs, each used only while every file it was computed from is "
+     "unchanged (command line: "
      "$XDG_CACHE_HOME/cmalign unless --no-cache; JSON and Python: off unless given)"},
     {"no_cache", "--no-cache", T::flag, false, false, false, "", "", "",
      "no on-disk cache (the default directory is $XDG_CACHE_HOME/cmalign, else ~/.cache/cmalign)",

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/answers.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
@@ -129,12 +130,7 @@ void print_outcome(const CheckRequest& request, const CheckOutcome& outcome,
     print_summary(request, outcome, all);
 }
 
-} // namespace
-
-ExitCode check_command(const Invocation& invocation) {
-    auto [request, sweep] = invocation.read(read_check_request);
-    pass_environment(request.config, invocation);
-    if (sweep) return print_sweep(request, *sweep, invocation.value("format"));
+ExitCode check_and_print(CheckRequest& request, const Invocation& invocation) {
     bool show_progress = !invocation.flag("no_progress") && isatty(STDERR_FILENO);
     if (show_progress) {
         request.progress = [](std::size_t done, std::size_t total) {
@@ -150,6 +146,18 @@ ExitCode check_command(const Invocation& invocation) {
     }
     print_outcome(request, outcome, invocation);
     return outcome.exit_code(request.checks.werror);
+}
+
+} // namespace
+
+ExitCode check_command(const Invocation& invocation) {
+    auto [request, sweep] = invocation.read(read_check_request);
+    pass_environment(request.config, invocation);
+    if (sweep) return print_sweep(request, *sweep, invocation.value("format"));
+    // A command line answered before over unchanged files prints that answer again.
+    return cached_answer(
+        invocation, "check", request.config, [&] { return check_and_print(request, invocation); },
+        [&] { return answers::check_sources(request); });
 }
 
 } // namespace cmalign::cli

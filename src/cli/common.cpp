@@ -258,6 +258,13 @@ int run_command_line(CLI::App& app, int argc, char** argv) {
     }
 }
 
+std::string Invocation::text() const {
+    std::string text = request_.dump();
+    for (const auto& [key, value] : cli_values_)
+        text += '\n' + key + '=' + value;
+    return text;
+}
+
 void pass_environment(ConfigOptions& options, const Invocation& invocation) {
     // The library reads no environment: ARCH is passed in, as the last source of the arch.
     if (const char* arch = std::getenv("ARCH"); arch && *arch) options.environment_arch = arch;

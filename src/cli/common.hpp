@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +52,9 @@ public:
     }
     bool flag(const std::string& key) const { return value(key) == "true"; }
 
+    // The command line as read: the request and the command-line-only values (a cache key).
+    std::string text() const;
+
     // reader(request(), Caller::cli): the typed request; a bad value is a UsageError whose
     // message names the flag.
     template <class Reader> auto read(Reader reader) const {
@@ -74,6 +79,14 @@ using Run = std::function<ExitCode(const Invocation&)>;
 // for --kconfig-shell, CROSS_COMPILE and LLVM; and the on-disk cache directory (XDG_CACHE_HOME or
 // HOME, unless --no-cache).
 void pass_environment(ConfigOptions& options, const Invocation& invocation);
+
+// Runs `run` (which prints) with its answer kept in the on-disk cache of `config` (none: just
+// runs it): when this command line was answered before and every file `sources()` named then is
+// unchanged, what it printed is printed again, in the same order, and its exit status returned.
+// `sources` is asked after a run; nullopt keeps nothing (cmalign/internal/answers.hpp).
+ExitCode cached_answer(const Invocation& invocation, std::string_view command,
+                       const ConfigOptions& config, const std::function<ExitCode()>& run,
+                       const std::function<std::optional<std::vector<std::string>>()>& sources);
 
 // Prints diagnostics gcc-style on stderr, errors first.
 void print_diagnostics(const std::vector<Diagnostic>& diags);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -68,14 +69,56 @@ std::optional<Stamp> stamp(const std::string& path) {
     return s;
 }
 
-bool unchanged(const Stamp& s) {
+bool StatMemo::stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = seen_.find(path); it != seen_.end()) {
+            size = it->second.size;
+            mtime_ns = it->second.mtime_ns;
+            return it->second.found;
+        }
+    }
+    Seen now;
+    now.found = disk_cache::stat_of(path, now.size, now.mtime_ns);
+    std::lock_guard lock(mutex_);
+    seen_.emplace(path, now);
+    size = now.size;
+    mtime_ns = now.mtime_ns;
+    return now.found;
+}
+
+bool unchanged(const Stamp& s, StatMemo* memo) {
     std::uint64_t size = 0;
     std::int64_t mtime = 0;
-    if (!stat_of(s.path, size, mtime) || size != s.size) return false;
+    bool found = memo ? memo->stat_of(s.path, size, mtime) : stat_of(s.path, size, mtime);
+    if (!found || size != s.size) return false;
     if (mtime == s.mtime_ns && !s.racy) return true;
     auto content = slurp(s.path);
     return content && fnv1a(*content) == s.hash;
 }
+
+namespace {
+
+// Whether every stamp still holds. A Kconfig answer names a thousand files or more, each in a
+// directory of its own: the path lookups are most of a cached run, so two threads share them.
+bool all_unchanged(const std::vector<Stamp>& stamps, StatMemo* memo) {
+    constexpr std::size_t shared_from = 512;
+    if (stamps.size() < shared_from || std::thread::hardware_concurrency() < 2)
+        return std::all_of(stamps.begin(), stamps.end(),
+                           [&](const Stamp& s) { return unchanged(s, memo); });
+    const std::size_t half = stamps.size() / 2;
+    std::atomic<bool> ok{true};
+    std::thread other([&] {
+        for (std::size_t i = half; i < stamps.size() && ok; ++i)
+            if (!unchanged(stamps[i], memo)) ok = false;
+    });
+    for (std::size_t i = 0; i < half && ok; ++i)
+        if (!unchanged(stamps[i], memo)) ok = false;
+    other.join();
+    return ok;
+}
+
+} // namespace
 
 std::string escape(std::string_view text) {
     std::string out;
@@ -147,10 +190,11 @@ std::optional<Stamp> parse_stamp(const std::vector<std::string>& f) {
 
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 std::vector<std::string>& files,
-                const std::function<bool(const std::vector<std::string>&)>& other) {
+                const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo) {
     if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
     text.remove_prefix(format.size() + 1);
     bool keyed = false;
+    std::vector<Stamp> stamps;
     while (!text.empty()) {
         auto nl = text.find('\n');
         if (nl == std::string_view::npos) return false; // truncated
@@ -160,11 +204,14 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
             if (f.size() != 2 || f[0] != "key" || f[1] != key) return false;
             keyed = true;
         } else if (f.size() == 1 && f[0] == "end") {
+            if (!all_unchanged(stamps, memo)) return false;
+            for (auto& s : stamps)
+                files.push_back(std::move(s.path));
             return true;
         } else if (f[0] == "file") {
             auto s = parse_stamp(f);
-            if (!s || !unchanged(*s)) return false;
-            files.push_back(s->path);
+            if (!s) return false;
+            stamps.push_back(std::move(*s));
         } else if (!other(f)) {
             return false;
         }

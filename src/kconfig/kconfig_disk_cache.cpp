@@ -117,6 +117,7 @@ std::optional<Evaluation> load_evaluation(const std::string& dir, const std::str
         return std::nullopt;
     for (auto& d : reported)
         diags.add(std::move(d));
+    out.sources = std::move(files);
     return out;
 }
 

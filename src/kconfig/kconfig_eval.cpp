@@ -352,6 +352,7 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
     Diagnostics reported;
     std::vector<std::string> files;
     auto out = evaluate_parsed(in, *version, key, inputs, options, files, reported);
+    if (out) out->sources = files;
     diags.append(reported);
     if (on_disk && out && !reported.has_errors())
         detail::store_evaluation(options.cache_dir, disk_key, *out, reported.items(), files);

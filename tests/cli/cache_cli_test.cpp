@@ -1,12 +1,14 @@
 // The command line's on-disk cache (--cache-dir, --no-cache, the XDG default): answers change
-// with the files they were computed from, two concurrent runs share a directory, and
-// --affected-by reads the include graphs it kept.
+// with the files they were computed from (a Kconfig file, an included .dtsi, a -c input), a
+// repeated command line is printed again from the kept answer, two concurrent runs share a
+// directory, and --affected-by reads the include graphs it kept.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "support/cli.hpp"
 
@@ -118,4 +120,62 @@ TEST_CASE("cache: --affected-by reads the kept include graphs and sees an edited
     s.write("boards/b.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n/ { model = \"b\"; };\n");
     affected();
     CHECK(summary().find("2 boards checked") != std::string::npos);
+}
+
+TEST_CASE("cache: a command line answered before is printed again until one of its files changes") {
+    Scratch s;
+    auto dir = s.root / "cache";
+    auto answers = [&] {
+        std::vector<fs::path> out;
+        if (fs::exists(dir))
+            for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().filename().string().starts_with("answer-")) out.push_back(e.path());
+        return out;
+    };
+    // stdout and stderr as one stream: the replay interleaves them as the run did.
+    auto both = [&](const std::string& args) {
+        return run_shell("cd '" + s.root.string() + "' && env -u ARCH " + CMALIGN_CLI + " check " +
+                         args + " --arch arm64 --kernel-tree linux -c empty.config --cache-dir '" +
+                         dir.string() + "' 2>&1");
+    };
+    auto first = both("boards/a.dts");
+    REQUIRE(answers().size() == 1);
+    auto again = both("boards/a.dts");
+    CHECK(again.out == first.out);
+    CHECK(again.exit_code == first.exit_code);
+    CHECK(first.out.find("no findings") != std::string::npos);
+
+    // The kept answer is what the second run printed (the read path, not a recomputation).
+    auto entry = answers().front();
+    auto text = read_file(entry.string());
+    auto at = text.find("no findings");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 11, "NO FINDINGS");
+    std::ofstream(entry, std::ios::trunc) << text;
+    CHECK(both("boards/a.dts").out.find("NO FINDINGS") != std::string::npos);
+
+    // An included file: a 3 MiB pool is not a multiple of the 2 MiB alignment.
+    s.write("boards/soc.dtsi",
+            "/ { #address-cells = <2>; #size-cells = <2>;\n"
+            "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x40000000>; };\n"
+            "reserved-memory { #address-cells = <2>; #size-cells = <2>; ranges;\n"
+            "pool { compatible = \"shared-dma-pool\"; reusable; size = <0 0x300000>; }; }; };\n");
+    auto edited = both("boards/a.dts");
+    CHECK(edited.exit_code == 1);
+    CHECK(edited.out.find("cma-size-alignment") != std::string::npos);
+    CHECK(both("boards/a.dts").out == edited.out);
+
+    // A -c input: 16K pages make the alignment 32 MiB.
+    s.write("empty.config", "CONFIG_CMA=y\nCONFIG_DMA_CMA=y\nCONFIG_ARM64_16K_PAGES=y\n");
+    CHECK(both("boards/a.dts").out.find("32 MiB") != std::string::npos);
+
+    // Another format is another answer, kept the same way.
+    auto json = both("boards/a.dts --format json");
+    CHECK(both("boards/a.dts --format json").out == json.out);
+    CHECK(json.out.find("\"summary\"") != std::string::npos);
+
+    // A directory of boards is never answered from the cache (a new board would not be seen).
+    auto kept = answers().size();
+    both("boards");
+    CHECK(answers().size() == kept);
 }

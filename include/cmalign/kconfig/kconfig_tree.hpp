@@ -51,6 +51,9 @@ struct Evaluation {
     std::string srcarch;   // arch/<srcarch>
     std::string kernel_version;
     std::vector<Assumption> assumptions;
+    // The files the evaluation was computed from besides the inputs: every Kconfig file read and
+    // the top Makefile (what a cached answer must find unchanged).
+    std::vector<std::string> sources;
 };
 
 // The SRCARCH the top Makefile derives from ARCH ("x86_64" → "x86", "arm64" → "arm64").

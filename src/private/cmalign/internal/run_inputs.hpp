@@ -50,6 +50,12 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
                                    const std::vector<dt::Tree>& overlays,
                                    const dt::OverlayOptions& overlay_options = {});
 
+// Every file reading `input` reads: a DTS and everything its preprocessing includes (#include at
+// any depth), a DTB itself; absolute, symlinks resolved. nullopt when the preprocessor refuses
+// the file or it uses dtc's /include/ (read later, by the parser).
+std::optional<std::vector<std::string>>
+board_sources(const std::string& input, const dt::PreprocessOptions& options, dt::FileCache& cache);
+
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();

@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cmalign {
@@ -39,8 +41,26 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222
 
 // The identity of `path` now; nullopt when it cannot be read.
 std::optional<Stamp> stamp(const std::string& path);
-// Whether `s` still describes the file (see above).
-bool unchanged(const Stamp& s);
+// The sizes and mtimes of files as found once, shared by the readers of many entries in one
+// pass: check --affected-by reads a thousand include graphs that name the same few thousand
+// headers, each then looked up once instead of once per board. Thread-safe. Keep one only for
+// the length of a pass: files may change between passes.
+class StatMemo {
+public:
+    bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns);
+
+private:
+    struct Seen {
+        bool found = false;
+        std::uint64_t size = 0;
+        std::int64_t mtime_ns = 0;
+    };
+    std::mutex mutex_;
+    std::unordered_map<std::string, Seen> seen_;
+};
+
+// Whether `s` still describes the file (see above); `memo` shares the lookups of a pass.
+bool unchanged(const Stamp& s, StatMemo* memo = nullptr);
 
 // One line of an entry: fields separated by tabs; backslash, tab, CR and LF escaped.
 std::string escape(std::string_view text);
@@ -59,7 +79,8 @@ std::optional<Stamp> parse_stamp(const std::vector<std::string>& fields);
 // changed file, a malformed or a truncated entry.
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 std::vector<std::string>& files,
-                const std::function<bool(const std::vector<std::string>&)>& other);
+                const std::function<bool(const std::vector<std::string>&)>& other,
+                StatMemo* memo = nullptr);
 
 // "<dir>/<kind>-<16 hex digits of fnv1a(key)>".
 std::filesystem::path entry_path(const std::string& dir, std::string_view kind,

@@ -1,0 +1,106 @@
+// Whole answers of `check` in the on-disk cache (answers.hpp).
+#include "cmalign/internal/answers.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cmalign/api.hpp"
+#include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/run_inputs.hpp"
+
+namespace cmalign::answers {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kind = "answer";
+constexpr const char* format_line = "cmalign-answer\t1";
+// Distinct command lines (boards, formats) seen in a repository's recent history.
+constexpr std::size_t kept_entries = 256;
+
+} // namespace
+
+std::string key(std::string_view command, std::string_view request, std::string_view context) {
+    std::error_code ec;
+    return fmt::format("build={}\ncommand={}\ncwd={}\n", source_stamp(), command,
+                       fs::current_path(ec).string()) +
+           disk_cache::line({"request", request}) + disk_cache::line({"context", context});
+}
+
+std::optional<Answer> find(const std::string& dir, const std::string& key) {
+    auto text = disk_cache::read_entry(disk_cache::entry_path(dir, kind, key));
+    if (!text) return std::nullopt;
+    Answer answer;
+    bool has_exit = false;
+    std::vector<std::string> files;
+    bool ok = disk_cache::read_lines(*text, format_line, key, files, [&](const auto& f) {
+        if (f.size() == 2 && (f[0] == "1" || f[0] == "2")) {
+            answer.chunks.emplace_back(f[0] == "1" ? 1 : 2, f[1]);
+        } else if (f.size() == 2 && f[0] == "exit" && (f[1] == "0" || f[1] == "1")) {
+            // Only clean and findings are kept: an input error is recomputed, so that it is
+            // reported from the inputs as they are now.
+            answer.exit = f[1] == "0" ? ExitCode::clean : ExitCode::findings;
+            has_exit = true;
+        } else {
+            return false;
+        }
+        return true;
+    });
+    if (!ok || !has_exit) return std::nullopt;
+    return answer;
+}
+
+void store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
+           const Answer& answer) {
+    if (answer.exit == ExitCode::input_error) return;
+    std::string text = std::string(format_line) + "\n" + disk_cache::line({"key", key});
+    for (const auto& file : sources) {
+        auto s = disk_cache::stamp(file);
+        if (!s) return; // gone already: nothing worth keeping
+        text += disk_cache::stamp_line(*s);
+    }
+    for (const auto& [stream, bytes] : answer.chunks)
+        text += disk_cache::line({stream == 1 ? "1" : "2", bytes});
+    text += disk_cache::line({"exit", answer.exit == ExitCode::clean ? "0" : "1"});
+    text += "end\n";
+    auto path = disk_cache::entry_path(dir, kind, key);
+    if (disk_cache::write_entry(path, text)) disk_cache::prune(dir, kind, kept_entries);
+}
+
+std::optional<std::vector<std::string>> check_sources(const CheckRequest& request) {
+    if (!request.affected_by.empty()) return std::nullopt;
+    std::error_code ec;
+    for (const auto& input : request.inputs)
+        if (fs::is_directory(input, ec)) return std::nullopt;
+    std::set<std::string> sources;
+    // The configuration as run_check() resolves and evaluates it (the evaluation itself is a
+    // cached read by now).
+    Diagnostics diags;
+    const ConfigOptions config = resolve_config_options(request.config, request.inputs, diags);
+    auto evaluation = evaluate_config(config, diags);
+    if (!evaluation || diags.has_errors()) return std::nullopt;
+    for (const auto& file : config.config_files)
+        sources.insert(file);
+    for (const auto& file : evaluation->sources)
+        sources.insert(file);
+    if (config.kernel_tree && evaluation->sources.empty()) {
+        // A tree that is not evaluated still gives the version (its Makefile).
+        auto makefile = fs::path(*config.kernel_tree) / "Makefile";
+        if (fs::exists(makefile, ec)) sources.insert(makefile.string());
+    }
+    const auto options = preprocess_options(request.tree);
+    dt::FileCache cache;
+    std::vector<std::string> boards = request.inputs;
+    boards.insert(boards.end(), request.tree.overlays.begin(), request.tree.overlays.end());
+    for (const auto& board : boards) {
+        auto files = board_sources(board, options, cache);
+        if (!files) return std::nullopt;
+        sources.insert(files->begin(), files->end());
+    }
+    return std::vector<std::string>(sources.begin(), sources.end());
+}
+
+} // namespace cmalign::answers

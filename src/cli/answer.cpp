@@ -1,0 +1,98 @@
+// A command's printed answer, kept and replayed through the library's answer cache
+// (cmalign/internal/answers.hpp): what the command wrote on stdout and stderr is recorded in
+// order, so a replay interleaves the two streams as the run did.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <streambuf>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "cmalign/internal/answers.hpp"
+#include "common.hpp"
+
+namespace cmalign::cli {
+
+namespace {
+
+// Everything written to std::cout and std::cerr while it lives, as (stream, bytes) chunks in
+// the order written; each write also goes on to the real stream.
+class Recorder {
+public:
+    Recorder() : out_(*this, 1, std::cout.rdbuf()), err_(*this, 2, std::cerr.rdbuf()) {
+        std::cout.rdbuf(&out_);
+        std::cerr.rdbuf(&err_);
+    }
+    ~Recorder() {
+        std::cout.rdbuf(out_.real);
+        std::cerr.rdbuf(err_.real);
+    }
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+
+    // The chunks as the answer cache keeps them: "1" or "2", then the bytes.
+    const std::vector<std::pair<int, std::string>>& chunks() const { return chunks_; }
+
+private:
+    struct Tee : std::streambuf {
+        Tee(Recorder& recorder, int which, std::streambuf* target)
+            : owner(recorder), stream(which), real(target) {}
+        int overflow(int c) override {
+            if (c == traits_type::eof()) return traits_type::not_eof(c);
+            char ch = static_cast<char>(c);
+            return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+        }
+        std::streamsize xsputn(const char* s, std::streamsize n) override {
+            owner.add(stream, std::string_view(s, static_cast<std::size_t>(n)));
+            return real->sputn(s, n);
+        }
+        int sync() override { return real->pubsync(); }
+        Recorder& owner;
+        int stream;
+        std::streambuf* real;
+    };
+    void add(int stream, std::string_view bytes) {
+        if (chunks_.empty() || chunks_.back().first != stream) chunks_.emplace_back(stream, "");
+        chunks_.back().second += bytes;
+    }
+    Tee out_, err_;
+    std::vector<std::pair<int, std::string>> chunks_;
+};
+
+// What changes the printed answer besides the command line: colour (a terminal, NO_COLOR) and
+// the environment the library is given (pass_environment()).
+std::string output_context() {
+    std::string context = fmt::format("tty={}{} no_color={}", isatty(STDOUT_FILENO),
+                                      isatty(STDERR_FILENO), std::getenv("NO_COLOR") != nullptr);
+    for (const char* name : {"ARCH", "CROSS_COMPILE", "LLVM"})
+        if (const char* value = std::getenv(name)) context += fmt::format(" {}={}", name, value);
+    return context;
+}
+
+} // namespace
+
+ExitCode cached_answer(const Invocation& invocation, std::string_view command,
+                       const ConfigOptions& config, const std::function<ExitCode()>& run,
+                       const std::function<std::optional<std::vector<std::string>>()>& sources) {
+    if (!config.cache_dir) return run();
+    const auto key = answers::key(command, invocation.text(), output_context());
+    if (auto hit = answers::find(*config.cache_dir, key)) {
+        for (const auto& [stream, bytes] : hit->chunks)
+            (stream == 1 ? std::cout : std::cerr) << bytes;
+        return hit->exit;
+    }
+    answers::Answer answer;
+    {
+        Recorder recorder;
+        answer.exit = run();
+        std::cout.flush();
+        answer.chunks = recorder.chunks();
+    }
+    if (answer.exit != ExitCode::input_error)
+        if (auto files = sources()) answers::store(*config.cache_dir, key, *files, answer);
+    return answer.exit;
+}
+
+} // namespace cmalign::cli

@@ -1,0 +1,81 @@
+// The on-disk cache's pieces (core/disk_cache.hpp): file stamps and when a file counts as
+// unchanged, entries read back only whole and with their own key, and the stat memo of a pass.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cmalign/internal/core/disk_cache.hpp"
+
+namespace fs = std::filesystem;
+namespace dc = cmalign::disk_cache;
+
+namespace {
+
+struct Dir {
+    fs::path root = fs::temp_directory_path() / ("disk-cache-" + std::to_string(::getpid()));
+    Dir() { fs::create_directories(root); }
+    ~Dir() { fs::remove_all(root); }
+    std::string write(const std::string& name, const std::string& text) {
+        auto p = root / name;
+        std::ofstream(p, std::ios::trunc) << text;
+        return p.string();
+    }
+};
+
+std::string entry(const std::string& key, const std::vector<dc::Stamp>& stamps) {
+    std::string text = "fmt\t1\n" + dc::line({"key", key});
+    for (const auto& s : stamps)
+        text += dc::stamp_line(s);
+    return text + dc::line({"x", "payload"}) + "end\n";
+}
+
+} // namespace
+
+TEST_CASE("disk cache: an entry reads back with its key while its files are unchanged") {
+    Dir d;
+    auto a = d.write("a.dtsi", "one");
+    auto stamp = dc::stamp(a);
+    REQUIRE(stamp);
+    CHECK(stamp->racy); // written just now: compared by content from here on
+    auto text = entry("k", {*stamp});
+    std::vector<std::string> files;
+    std::string payload;
+    auto other = [&](const std::vector<std::string>& f) {
+        payload = f.size() == 2 ? f[1] : "";
+        return f.size() == 2 && f[0] == "x";
+    };
+    CHECK(dc::read_lines(text, "fmt\t1", "k", files, other));
+    CHECK(files == std::vector<std::string>{a});
+    CHECK(payload == "payload");
+    // Another key, another format, a truncated entry: not read.
+    files.clear();
+    CHECK_FALSE(dc::read_lines(text, "fmt\t1", "other", files, other));
+    CHECK_FALSE(dc::read_lines(text, "fmt\t2", "k", files, other));
+    CHECK_FALSE(dc::read_lines(text.substr(0, text.size() - 4), "fmt\t1", "k", files, other));
+    // The same size, written within the racy window: the content decides.
+    d.write("a.dtsi", "two");
+    CHECK_FALSE(dc::unchanged(*stamp));
+    CHECK_FALSE(dc::read_lines(text, "fmt\t1", "k", files, other));
+    d.write("a.dtsi", "one");
+    CHECK(dc::unchanged(*stamp));
+    fs::remove(a);
+    CHECK_FALSE(dc::unchanged(*stamp));
+}
+
+TEST_CASE("disk cache: a stat memo looks each file up once within its pass") {
+    Dir d;
+    auto a = d.write("a.h", "#define A 1\n");
+    auto stamp = dc::stamp(a);
+    REQUIRE(stamp);
+    stamp->racy = false; // compared by size and time only
+    dc::StatMemo memo;
+    CHECK(dc::unchanged(*stamp, &memo));
+    d.write("a.h", "#define A 22\n");    // another size
+    CHECK_FALSE(dc::unchanged(*stamp));  // a fresh lookup sees the change
+    CHECK(dc::unchanged(*stamp, &memo)); // the pass keeps what it found first
+    dc::StatMemo next_pass;
+    CHECK_FALSE(dc::unchanged(*stamp, &next_pass));
+}
