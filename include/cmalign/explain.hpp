@@ -1,11 +1,7 @@
 // `cmalign explain LOG BOARD`: what a boot log shows happened to each /reserved-memory node of a
 // board, why (the finding `check` gives for the kernel version the log names), and the fix
-// (`fix`'s plan). The log is read by bootlog::parse; this ties its lines to the board's nodes.
-//
-// How lines reach nodes, following the order the kernel prints them in (v6.1, v6.12
-// fdt_init_reserved_mem): lines that name a node go to it; lines that name none (rmem_cma_setup's
-// "incorrect alignment", "created CMA memory pool", …) are printed by the init function of the
-// node that the next "initialized node X" or "node X compatible matching fail" line names.
+// (`fix`'s plan). The log is read by bootlog::parse and its lines tied to the board's nodes by
+// bootlog::match_nodes (cmalign/bootlog/match.hpp).
 #pragma once
 
 #include <optional>
@@ -15,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/bootlog/bootlog.hpp"
+#include "cmalign/bootlog/match.hpp"
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/run.hpp"
 
@@ -28,8 +25,8 @@ struct ExplainRequest {
     checks::Options checks;
 };
 
-enum class NodeOutcome { created, rejected, failed, bypassed, absent };
-const char* to_string(NodeOutcome outcome);
+using bootlog::NodeOutcome;
+using bootlog::to_string;
 
 struct NodeExplanation {
     std::string node; // DT path

@@ -12,6 +12,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/calc/heap.hpp"
 #include "cmalign/calc/pcp.hpp"
+#include "cmalign/calc/pcp_analysis.hpp"
 #include "cmalign/calc/zoneinfo.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -34,27 +35,12 @@ struct PcpRequest {
     std::vector<std::string> vendor_params; // non-upstream parameters to apply
 };
 
-struct SysctlValue {
-    std::string name; // "vm.min_free_kbytes"
-    std::string value;
-    std::string kernel_default;
-    bool differs = false;
-    Location where;
-};
+using SysctlValue = calc::SysctlValue;
 
-struct PcpOutcome {
+// The analysis (calc/pcp_analysis.hpp) with the model it was computed for and the input errors.
+struct PcpOutcome : calc::PcpAnalysis {
     std::optional<kernel::Model> model;
-    calc::PcpInput input;
-    calc::PcpResult result;
-    std::string memory_source; // "--memory", "--zone", "--zoneinfo FILE"
-    std::optional<calc::Zoneinfo> zoneinfo;
-    std::vector<calc::Difference> differences;
-    std::vector<std::string> not_compared; // what the zoneinfo comparison could not check
-    std::vector<SysctlValue> sysctls;
-    std::optional<std::string> bootargs;
-    std::optional<reserved::BootParams> boot;
-    std::vector<std::string> notes; // what the tool noticed (boot parameters, hints)
-    Diagnostics diags;              // input errors are fatal (exit 2)
+    Diagnostics diags; // input errors are fatal (exit 2)
 
     // input_error: unusable input; findings: the zoneinfo differs from the computation.
     ExitCode exit_code() const;

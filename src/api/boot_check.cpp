@@ -11,6 +11,7 @@
 
 #include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
@@ -98,6 +99,142 @@ bool lost(NodeOutcome o) {
     return o == NodeOutcome::rejected || o == NodeOutcome::failed;
 }
 
+// The QEMU that boots kernels of `arch`; nullopt (with an error) when none is found.
+std::optional<std::string> qemu_for(const BootCheckRequest& request, kernel::Arch arch,
+                                    Diagnostics& diags) {
+    auto qemu = boot::find_qemu(arch, request.qemu);
+    if (qemu) return qemu;
+    auto name = request.qemu ? request.qemu : boot::qemu_binary_name(arch);
+    diags.error(
+        {request.kernel_image, 0, 0},
+        name ? fmt::format("{} kernel image, but no {} to boot it (Debian: "
+                           "scripts/install-deps --with-qemu)",
+                           kernel::to_string(arch), *name)
+             : fmt::format("QEMU's virt machine cannot run {} kernels", kernel::to_string(arch)));
+    return std::nullopt;
+}
+
+// The configuration check uses: -c, else the image's own (IKCONFIG), else the one beside it.
+std::optional<ConfigOptions> boot_config(const BootCheckRequest& request,
+                                         const boot::KernelImage& image, const WorkDir& work,
+                                         BootCheckOutcome& out, Diagnostics& diags) {
+    ConfigOptions config = request.config;
+    if (!config.arch) config.arch = kernel::to_string(image.arch);
+    if (!config.config_files.empty()) {
+        out.config_source = "-c";
+    } else if (image.config) {
+        auto file = work.file("ikconfig");
+        write_file(file, image.config->data(), image.config->size());
+        config.config_files.push_back(file);
+        out.config_source = "the image (IKCONFIG)";
+    } else if (auto beside = config_beside(request.kernel_image)) {
+        config.config_files.push_back(*beside);
+        out.config_source = "beside the image";
+        out.notes.push_back(fmt::format("the image embeds no configuration (CONFIG_IKCONFIG): "
+                                        "check uses {} found beside it",
+                                        *beside));
+    } else {
+        diags.error({request.kernel_image, 0, 0},
+                    "the image embeds no configuration (CONFIG_IKCONFIG) and none lies beside it: "
+                    "give the kernel's .config with -c");
+        return std::nullopt;
+    }
+
+    return config;
+}
+
+// The graft, on virt's tree for the RAM size the banks need.
+std::optional<boot::Graft> graft_on_virt(const BootCheckRequest& request,
+                                         const boot::KernelImage& image, const std::string& qemu,
+                                         const dt::Tree& tree,
+                                         const reserved::Reservations& reservations,
+                                         const WorkDir& work, std::vector<std::string>& log_tail,
+                                         Diagnostics& diags) {
+    boot::GraftOptions graft_options;
+    graft_options.arch = image.arch;
+    graft_options.console = image.arch == kernel::Arch::riscv ? "ttyS0" : "ttyAMA0";
+    graft_options.image_size = image.image_size;
+    graft_options.text_offset = image.text_offset;
+    graft_options.extra_bootargs = request.extra_bootargs;
+    std::string qemu_error;
+    std::uint64_t ram = std::uint64_t{1} << 30;
+    std::optional<boot::Graft> graft;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto virt = boot::dump_virt_dtb(qemu, image.arch, ram, work.path(), qemu_error);
+        if (!virt) {
+            diags.error({qemu, 0, 0},
+                        fmt::format("QEMU could not dump its virt machine's tree: {}", qemu_error));
+            log_tail = last_lines(qemu_error, 20);
+            return std::nullopt;
+        }
+        graft = boot::graft(*virt, tree, reservations, graft_options, diags);
+        if (!graft) return std::nullopt;
+        if (graft->ram_size == ram) break;
+        ram = graft->ram_size;
+    }
+    return graft;
+}
+
+// The lines of a kernel crash worth showing (warnings, oopses, the panic), at most 12.
+std::vector<std::string> crash_lines(const std::string& output) {
+    std::vector<std::string> crash;
+    std::istringstream lines(output);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        for (const char* mark : {"WARNING: CPU", "Unable to handle kernel", "BUG:", "Oops",
+                                 "pc : ", "Kernel panic - not syncing"})
+            if (line.find(mark) != std::string::npos && crash.size() < 12) {
+                crash.push_back(line);
+                break;
+            }
+    }
+    return crash;
+}
+
+// What the kernel did with a node next to check's verdict, and a note when they disagree.
+BootReservation compare_node(const NodeExplanation& n, const reserved::Reservations& reservations) {
+    BootReservation r;
+    r.node = n.node;
+    r.name = n.name;
+    r.where = n.where;
+    r.kernel = n.outcome;
+    r.log = n.log;
+    r.findings = n.findings;
+    for (const auto& region : reservations.regions)
+        if (region.path == n.node)
+            r.pool = !region.disabled &&
+                     (region.declared_kind == reserved::Kind::cma ||
+                      region.declared_kind == reserved::Kind::coherent ||
+                      region.declared_kind == reserved::Kind::restricted || region.shared_dma_pool);
+    r.kernel_lost = lost(n.outcome) || (r.pool && n.outcome == NodeOutcome::absent);
+    for (const auto& d : n.findings) {
+        if (d.severity == Severity::error)
+            r.check = "error";
+        else if (d.severity == Severity::warning && r.check != "error")
+            r.check = "warning";
+    }
+    bool check_error = r.check == "error";
+    r.agree = check_error == r.kernel_lost;
+    if (!r.agree) {
+        std::string printed;
+        for (const auto& m : n.log)
+            printed += (printed.empty() ? "" : " / ") + m.message;
+        if (printed.empty()) printed = "nothing about it";
+        r.note = check_error
+                     ? fmt::format("check predicts the kernel loses it ({}), but this "
+                                   "kernel printed: {}",
+                                   n.finding ? n.finding->message : std::string("error"), printed)
+                     : fmt::format("this kernel {} it (printed: {}), but check finds no error "
+                                   "for it: the kernel differs from the model (a vendor patch, "
+                                   "or a rule cmalign lacks)",
+                                   r.kernel == NodeOutcome::absent ? "did not create"
+                                                                   : to_string(r.kernel),
+                                   printed);
+    }
+    return r;
+}
+
 } // namespace
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
@@ -113,45 +250,17 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     // The image: arch, page size and (maybe) its own configuration.
     auto image = boot::read_kernel_image(request.kernel_image, diags);
     if (!image) return fail(diags);
-    out.qemu = boot::find_qemu(image->arch, request.qemu);
-    if (!out.qemu) {
-        auto name = request.qemu ? request.qemu : boot::qemu_binary_name(image->arch);
-        diags.error({request.kernel_image, 0, 0},
-                    name ? fmt::format("{} kernel image, but no {} to boot it (Debian: "
-                                       "scripts/install-deps --with-qemu)",
-                                       kernel::to_string(image->arch), *name)
-                         : fmt::format("QEMU's virt machine cannot run {} kernels",
-                                       kernel::to_string(image->arch)));
-        return fail(diags);
-    }
+    out.qemu = qemu_for(request, image->arch, diags);
+    if (!out.qemu) return fail(diags);
     WorkDir work;
     if (work.path().empty()) {
         diags.error({request.board, 0, 0}, "cannot create a temporary directory");
         return fail(diags);
     }
 
-    ConfigOptions config = request.config;
-    if (!config.arch) config.arch = kernel::to_string(image->arch);
-    if (!config.config_files.empty()) {
-        out.config_source = "-c";
-    } else if (image->config) {
-        auto file = work.file("ikconfig");
-        write_file(file, image->config->data(), image->config->size());
-        config.config_files.push_back(file);
-        out.config_source = "the image (IKCONFIG)";
-    } else if (auto beside = config_beside(request.kernel_image)) {
-        config.config_files.push_back(*beside);
-        out.config_source = "beside the image";
-        out.notes.push_back(fmt::format("the image embeds no configuration (CONFIG_IKCONFIG): "
-                                        "check uses {} found beside it",
-                                        *beside));
-    } else {
-        diags.error({request.kernel_image, 0, 0},
-                    "the image embeds no configuration (CONFIG_IKCONFIG) and none lies beside it: "
-                    "give the kernel's .config with -c");
-        return fail(diags);
-    }
-    out.config_files = config.config_files;
+    auto config = boot_config(request, *image, work, out, diags);
+    if (!config) return fail(diags);
+    out.config_files = config->config_files;
 
     // The board as check reads it.
     dt::FileCache cache;
@@ -160,7 +269,7 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     if (!overlays) return fail(diags);
     auto tree = load_board(request.board, pp, cache, diags, {}, *overlays);
     if (!tree || diags.has_errors()) return fail(diags);
-    auto model = load_model(config, diags);
+    auto model = load_model(*config, diags);
     if (!model) return fail(diags);
     if (image->page_size && model->page_size != image->page_size)
         out.notes.push_back(fmt::format("the image's header says {} pages, the configuration {}: "
@@ -170,29 +279,9 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     auto reservations =
         reserved::read(*tree, checks::read_options(*model, request.checks.bootargs));
 
-    // The graft, on virt's tree for the RAM size the banks need.
-    boot::GraftOptions graft_options;
-    graft_options.arch = image->arch;
-    graft_options.console = image->arch == kernel::Arch::riscv ? "ttyS0" : "ttyAMA0";
-    graft_options.image_size = image->image_size;
-    graft_options.text_offset = image->text_offset;
-    graft_options.extra_bootargs = request.extra_bootargs;
-    std::string qemu_error;
-    std::uint64_t ram = std::uint64_t{1} << 30;
-    std::optional<boot::Graft> graft;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        auto virt = boot::dump_virt_dtb(*out.qemu, image->arch, ram, work.path(), qemu_error);
-        if (!virt) {
-            diags.error({*out.qemu, 0, 0},
-                        fmt::format("QEMU could not dump its virt machine's tree: {}", qemu_error));
-            out.log_tail = last_lines(qemu_error, 20);
-            return fail(diags);
-        }
-        graft = boot::graft(*virt, *tree, reservations, graft_options, diags);
-        if (!graft) return fail(diags);
-        if (graft->ram_size == ram) break;
-        ram = graft->ram_size;
-    }
+    auto graft =
+        graft_on_virt(request, *image, *out.qemu, *tree, reservations, work, out.log_tail, diags);
+    if (!graft) return fail(diags);
     out.notes.insert(out.notes.end(), graft->notes.begin(), graft->notes.end());
     auto dtb_file = work.file("board.dtb");
     auto stub_file = work.file("entry.bin");
@@ -225,17 +314,7 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     if (request.save_log) write_file(*request.save_log, run.output.data(), run.output.size());
     // A panic before the root mount is an answer too: the board does not boot on this kernel.
     if (!out.reached_panic && run.output.find("Kernel panic - not syncing") != std::string::npos) {
-        std::istringstream lines(run.output);
-        std::string line;
-        while (std::getline(lines, line)) {
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            for (const char* mark : {"WARNING: CPU", "Unable to handle kernel", "BUG:", "Oops",
-                                     "pc : ", "Kernel panic - not syncing"})
-                if (line.find(mark) != std::string::npos && out.crash.size() < 12) {
-                    out.crash.push_back(line);
-                    break;
-                }
-        }
+        out.crash = crash_lines(run.output);
         out.notes.push_back("the kernel crashed before the root mount: the board does not boot "
                             "on it (see \"crash\")");
     }
@@ -260,7 +339,7 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     ExplainRequest explain;
     explain.log_path = log_file;
     explain.board = request.board;
-    explain.config = config;
+    explain.config = *config;
     explain.tree = request.tree;
     explain.checks = request.checks;
     auto explained = run_explain(explain);
@@ -268,62 +347,13 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
         out.errors = explained.errors;
         return out;
     }
-    for (const auto& n : explained.nodes) {
-        BootReservation r;
-        r.node = n.node;
-        r.name = n.name;
-        r.where = n.where;
-        r.kernel = n.outcome;
-        r.log = n.log;
-        r.findings = n.findings;
-        for (const auto& region : reservations.regions)
-            if (region.path == n.node)
-                r.pool = !region.disabled && (region.declared_kind == reserved::Kind::cma ||
-                                              region.declared_kind == reserved::Kind::coherent ||
-                                              region.declared_kind == reserved::Kind::restricted ||
-                                              region.shared_dma_pool);
-        r.kernel_lost = lost(n.outcome) || (r.pool && n.outcome == NodeOutcome::absent);
-        for (const auto& d : n.findings) {
-            if (d.severity == Severity::error)
-                r.check = "error";
-            else if (d.severity == Severity::warning && r.check != "error")
-                r.check = "warning";
-        }
-        bool check_error = r.check == "error";
-        r.agree = check_error == r.kernel_lost;
-        if (!r.agree) {
-            std::string printed;
-            for (const auto& m : n.log)
-                printed += (printed.empty() ? "" : " / ") + m.message;
-            if (printed.empty()) printed = "nothing about it";
-            r.note =
-                check_error
-                    ? fmt::format("check predicts the kernel loses it ({}), but this "
-                                  "kernel printed: {}",
-                                  n.finding ? n.finding->message : std::string("error"), printed)
-                    : fmt::format("this kernel {} it (printed: {}), but check finds no error "
-                                  "for it: the kernel differs from the model (a vendor patch, "
-                                  "or a rule cmalign lacks)",
-                                  r.kernel == NodeOutcome::absent ? "did not create"
-                                                                  : to_string(r.kernel),
-                                  printed);
-        }
-        out.reservations.push_back(std::move(r));
-    }
+    for (const auto& n : explained.nodes)
+        out.reservations.push_back(compare_node(n, reservations));
     out.explained = std::move(explained);
     return out;
 }
 
 namespace {
-
-nlohmann::json lines_json(const std::vector<bootlog::Message>& lines) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& m : lines)
-        out.push_back({{"line_number", m.line_number},
-                       {"text", m.message},
-                       {"event", bootlog::to_string(m.event)}});
-    return out;
-}
 
 std::string hex(std::uint64_t v) {
     return fmt::format("{:#x}", v);
@@ -361,30 +391,25 @@ nlohmann::json boot_check_json(const BootCheckOutcome& o) {
         j["graft"] = nullptr;
     nlohmann::json reservations = nlohmann::json::array();
     for (const auto& r : o.reservations) {
-        nlohmann::json findings = nlohmann::json::array();
-        for (const auto& d : r.findings)
-            findings.push_back(report::to_json(d));
-        reservations.push_back({{"node", r.node},
-                                {"name", r.name},
-                                {"file", r.where.file},
-                                {"line", r.where.line},
-                                {"pool", r.pool},
-                                {"kernel", to_string(r.kernel)},
-                                {"kernel_lost", r.kernel_lost},
-                                {"kernel_log", lines_json(r.log)},
-                                {"check", r.check},
-                                {"findings", findings},
-                                {"agree", r.agree},
-                                {"note", r.note}});
+        reservations.push_back(
+            {{"node", r.node},
+             {"name", r.name},
+             {"file", r.where.file},
+             {"line", r.where.line},
+             {"pool", r.pool},
+             {"kernel", to_string(r.kernel)},
+             {"kernel_lost", r.kernel_lost},
+             {"kernel_log", report::log_lines_json(r.log, report::LogLineText::kernel_message)},
+             {"check", r.check},
+             {"findings", report::diagnostics_json(r.findings)},
+             {"agree", r.agree},
+             {"note", r.note}});
     }
     j["reservations"] = reservations;
     j["disagreements"] = o.disagreements();
     j["explain"] = o.explained ? explain_json(*o.explained) : nlohmann::json(nullptr);
     j["notes"] = o.notes;
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : o.errors)
-        errors.push_back(report::to_json(d));
-    j["errors"] = errors;
+    j["errors"] = report::diagnostics_json(o.errors);
     j["log_tail"] = o.log_tail;
     return j;
 }

@@ -210,6 +210,19 @@ public:
         return SweepSpec{*versions, page_sizes};
     }
 
+    // The configuration, tree options and --bootargs of a command that reads boards.
+    template <class BoardRequest> void board_options(BoardRequest& request) {
+        request.config = config();
+        request.tree = tree();
+        request.checks.bootargs = string("bootargs");
+    }
+
+    // The value of a required option (read before finish()); fails naming the option when absent.
+    template <class T> T required(std::optional<T> value, const char* key) const {
+        if (!value) fail(name(key) + " is required");
+        return std::move(*value);
+    }
+
     // Unknown keys are errors, named all at once with the valid ones (and the likely one).
     void finish() const {
         if (!j_.is_object()) return;
@@ -259,13 +272,18 @@ private:
     std::set<std::string> seen_;
 };
 
-} // namespace
-
-ConfigOptions read_calc_request(const json& j, Caller caller) {
-    Request r(j, "calc", caller);
+// A request that is the configuration alone (calc, config).
+ConfigOptions read_configuration(const json& j, const char* command, Caller caller) {
+    Request r(j, command, caller);
     auto options = r.config();
     r.finish();
     return options;
+}
+
+} // namespace
+
+ConfigOptions read_calc_request(const json& j, Caller caller) {
+    return read_configuration(j, "calc", caller);
 }
 
 TableRequest read_table_request(const json& j, Caller caller) {
@@ -279,10 +297,7 @@ TableRequest read_table_request(const json& j, Caller caller) {
 }
 
 ConfigOptions read_config_request(const json& j, Caller caller) {
-    Request r(j, "config", caller);
-    auto options = r.config();
-    r.finish();
-    return options;
+    return read_configuration(j, "config", caller);
 }
 
 CheckCommand read_check_request(const json& j, Caller caller) {
@@ -290,9 +305,7 @@ CheckCommand read_check_request(const json& j, Caller caller) {
     CheckCommand command;
     auto& request = command.request;
     request.inputs = r.strings("files");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     request.checks.werror = r.flag("werror");
     request.affected_by = r.strings("affected_by");
     command.sweep = r.sweep();
@@ -332,8 +345,7 @@ TreeRequest read_tree_request(const json& j, Caller caller) {
     if (auto path = r.string("path")) request.path = *path;
     auto format = r.string("format").value_or("json");
     r.finish();
-    if (!file) r.fail(r.name("file") + " is required");
-    request.file = *file;
+    request.file = r.required(file, "file");
     if (format != "json" && format != "dts")
         r.fail(fmt::format("{} must be \"json\" or \"dts\"", r.name("format")));
     request.format = format == "dts" ? TreeFormat::dts : TreeFormat::json;
@@ -410,8 +422,7 @@ HeapRequest read_heap_request(const json& j, Caller caller) {
     auto size = r.size_text("size");
     if (auto order = r.count("available_order")) request.available_order = static_cast<int>(*order);
     r.finish();
-    if (!size) r.fail(r.name("size") + " is required");
-    request.size = *size;
+    request.size = r.required(size, "size");
     return request;
 }
 
@@ -419,12 +430,9 @@ MapRequest read_map_request(const json& j, Caller caller) {
     Request r(j, "map", caller);
     MapRequest request;
     auto board = r.string("board");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     r.finish();
-    if (!board) r.fail(r.name("board") + " is required");
-    request.input = *board;
+    request.input = r.required(board, "board");
     return request;
 }
 
@@ -433,14 +441,10 @@ ExplainRequest read_explain_request(const json& j, Caller caller) {
     ExplainRequest request;
     auto log = r.string("log");
     auto board = r.string("board");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     r.finish();
-    if (!log) r.fail(r.name("log") + " is required");
-    if (!board) r.fail(r.name("board") + " is required");
-    request.log_path = *log;
-    request.board = *board;
+    request.log_path = r.required(log, "log");
+    request.board = r.required(board, "board");
     return request;
 }
 
@@ -449,19 +453,15 @@ BootCheckRequest read_boot_check_request(const json& j, Caller caller) {
     BootCheckRequest request;
     auto board = r.string("board");
     auto kernel = r.string("kernel");
-    request.config = r.config();
-    request.tree = r.tree();
-    request.checks.bootargs = r.string("bootargs");
+    r.board_options(request);
     request.qemu = r.string("qemu");
     if (auto timeout = r.count("timeout")) request.timeout_seconds = *timeout;
     request.save_log = r.string("save_log");
     request.save_dtb = r.string("save_dtb");
     request.stop_early = r.flag("stop_early");
     r.finish();
-    if (!board) r.fail(r.name("board") + " is required");
-    if (!kernel) r.fail(r.name("kernel") + " is required");
-    request.board = *board;
-    request.kernel_image = *kernel;
+    request.board = r.required(board, "board");
+    request.kernel_image = r.required(kernel, "kernel");
     return request;
 }
 

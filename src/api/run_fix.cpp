@@ -12,9 +12,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/internal/core/bytes.hpp"
+#include "cmalign/internal/report/fix_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
-#include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
 
 namespace cmalign {
@@ -70,13 +69,69 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
     return out;
 }
 
-std::string cells_of_bytes(std::string_view bytes) {
-    std::string out = "<";
-    for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-        std::uint32_t cell = bytes::be32(reinterpret_cast<const std::uint8_t*>(bytes.data() + i));
-        out += fmt::format("{}{:#x}", i ? " " : "", cell);
+// Every board's plan, then the edits of all boards merged (a shared .dtsi edited once,
+// conflicts refused).
+void plan_boards(const std::vector<Loaded>& loaded, dt::FileCache& cache, FixOutcome& outcome) {
+    std::vector<fix::Edit> all;
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        const auto& l = loaded[i];
+        outcome.input_errors.insert(outcome.input_errors.end(), l.errors.begin(), l.errors.end());
+        if (!l.tree) continue;
+        auto plan = fix::plan_fixes(*l.tree, *l.reservations, *outcome.alignment, cache);
+        outcome.unfixable = outcome.unfixable || plan.unfixable;
+        if (!plan.edits.empty()) ++outcome.boards_with_edits;
+        outcome.diagnostics.insert(outcome.diagnostics.end(), plan.diagnostics.begin(),
+                                   plan.diagnostics.end());
+        all.insert(all.end(), plan.edits.begin(), plan.edits.end());
     }
-    return out + ">";
+    auto merged = fix::merge_edits(all);
+    outcome.edits = std::move(merged.edits);
+    outcome.conflict = merged.conflict;
+    outcome.diagnostics.insert(outcome.diagnostics.end(), merged.diagnostics.begin(),
+                               merged.diagnostics.end());
+}
+
+// -o writes one file: the board named on the command line, edited. Edits that land in an
+// included file cannot be expressed that way (the copy would still include the old file).
+void write_output(const FixRequest& request, const std::vector<std::string>& inputs,
+                  std::vector<fix::FileChange>& changes, FixOutcome& outcome, Diagnostics& io) {
+    if (!outcome.input_errors.empty() || inputs.empty()) return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fix::FileChange top;
+    bool elsewhere = false;
+    for (auto& c : changes) {
+        if (fs::equivalent(c.file, inputs.front(), ec))
+            top = std::move(c);
+        else
+            elsewhere = true;
+    }
+    if (elsewhere) {
+        std::string files;
+        for (const auto& e : outcome.edits)
+            if (!fs::equivalent(e.file, inputs.front(), ec) &&
+                files.find(e.file) == std::string::npos)
+                files += (files.empty() ? "" : ", ") + e.file;
+        io.error({*request.out_path, 0, 0},
+                 fmt::format("the sizes to change are written in included files ({}), not "
+                             "in {}: -o writes only the edited board file, so nothing is "
+                             "written; use --in-place or --diff",
+                             files, inputs.front()));
+        return;
+    }
+    if (top.file.empty()) {
+        // Nothing to change: -o still gets the input, unchanged (a filter's contract).
+        if (outcome.unfixable) return;
+        std::ifstream in(inputs.front(), std::ios::binary);
+        top.file = inputs.front();
+        top.new_content.assign(std::istreambuf_iterator<char>(in), {});
+        if (!in.good() && !in.eof()) {
+            io.error({inputs.front(), 0, 0}, "cannot read the input");
+            return;
+        }
+    }
+    std::vector<fix::FileChange> one{std::move(top)};
+    if (fix::write_changes(one, io, request.out_path)) outcome.written.push_back(*request.out_path);
 }
 
 } // namespace
@@ -121,23 +176,7 @@ FixOutcome run_fix(const FixRequest& request) {
     dt::FileCache cache;
     auto loaded = load_all(inputs, request.tree, config, *outcome.model, request.bootargs, cache,
                            request.jobs);
-    std::vector<fix::Edit> all;
-    for (std::size_t i = 0; i < loaded.size(); ++i) {
-        auto& l = loaded[i];
-        outcome.input_errors.insert(outcome.input_errors.end(), l.errors.begin(), l.errors.end());
-        if (!l.tree) continue;
-        auto plan = fix::plan_fixes(*l.tree, *l.reservations, *outcome.alignment, cache);
-        outcome.unfixable = outcome.unfixable || plan.unfixable;
-        if (!plan.edits.empty()) ++outcome.boards_with_edits;
-        outcome.diagnostics.insert(outcome.diagnostics.end(), plan.diagnostics.begin(),
-                                   plan.diagnostics.end());
-        all.insert(all.end(), plan.edits.begin(), plan.edits.end());
-    }
-    auto merged = fix::merge_edits(all);
-    outcome.edits = std::move(merged.edits);
-    outcome.conflict = merged.conflict;
-    outcome.diagnostics.insert(outcome.diagnostics.end(), merged.diagnostics.begin(),
-                               merged.diagnostics.end());
+    plan_boards(loaded, cache, outcome);
     if (outcome.conflict) return outcome; // nothing is shown as applicable, nothing written
 
     if (request.mode == FixMode::plan) return outcome;
@@ -174,80 +213,19 @@ FixOutcome run_fix(const FixRequest& request) {
             for (const auto& c : changes)
                 outcome.written.push_back(c.file);
         break;
-    case FixMode::output: {
-        // -o writes one file: the board named on the command line, edited. Edits that land in an
-        // included file cannot be expressed that way (the copy would still include the old file).
-        if (!outcome.input_errors.empty() || inputs.empty()) break;
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        fix::FileChange top;
-        bool elsewhere = false;
-        for (auto& c : changes) {
-            if (fs::equivalent(c.file, inputs.front(), ec))
-                top = std::move(c);
-            else
-                elsewhere = true;
-        }
-        if (elsewhere) {
-            std::string files;
-            for (const auto& e : outcome.edits)
-                if (!fs::equivalent(e.file, inputs.front(), ec) &&
-                    files.find(e.file) == std::string::npos)
-                    files += (files.empty() ? "" : ", ") + e.file;
-            io.error({*request.out_path, 0, 0},
-                     fmt::format("the sizes to change are written in included files ({}), not "
-                                 "in {}: -o writes only the edited board file, so nothing is "
-                                 "written; use --in-place or --diff",
-                                 files, inputs.front()));
-            break;
-        }
-        if (top.file.empty()) {
-            // Nothing to change: -o still gets the input, unchanged (a filter's contract).
-            if (outcome.unfixable) break;
-            std::ifstream in(inputs.front(), std::ios::binary);
-            top.file = inputs.front();
-            top.new_content.assign(std::istreambuf_iterator<char>(in), {});
-            if (!in.good() && !in.eof()) {
-                io.error({inputs.front(), 0, 0}, "cannot read the input");
-                break;
-            }
-        }
-        std::vector<fix::FileChange> one{std::move(top)};
-        if (fix::write_changes(one, io, request.out_path))
-            outcome.written.push_back(*request.out_path);
+    case FixMode::output:
+        write_output(request, inputs, changes, outcome, io);
         break;
-    }
     }
     outcome.io_errors = io.items();
     return outcome;
 }
 
 nlohmann::json fix_json(const FixOutcome& outcome) {
-    nlohmann::json edits = nlohmann::json::array();
-    for (const auto& e : outcome.edits) {
-        edits.push_back({{"file", e.file},
-                         {"line", e.where.line},
-                         {"column", e.where.column},
-                         {"node", e.node},
-                         {"property", e.property},
-                         {"old", e.binary ? cells_of_bytes(e.old_text) : e.old_text},
-                         {"new", e.binary ? cells_of_bytes(e.new_text) : e.new_text},
-                         {"input", e.input},
-                         {"old_value", e.old_value},
-                         {"new_value", e.new_value},
-                         {"binary", e.binary}});
-    }
-    nlohmann::json diags = nlohmann::json::array();
-    for (const auto* list : {&outcome.config_diagnostics, &outcome.input_errors,
-                             &outcome.diagnostics, &outcome.io_errors})
-        for (const auto& d : *list)
-            diags.push_back(report::to_json(d));
-    nlohmann::json out;
-    out["edits"] = std::move(edits);
-    out["diagnostics"] = std::move(diags);
-    out["written"] = outcome.written;
-    out["alignment"] = outcome.alignment ? nlohmann::json(*outcome.alignment) : nlohmann::json();
-    return out;
+    return report::fix_json(outcome.edits,
+                            {&outcome.config_diagnostics, &outcome.input_errors,
+                             &outcome.diagnostics, &outcome.io_errors},
+                            outcome.written, outcome.alignment);
 }
 
 ExitCode SuggestOutcome::exit_code() const {
@@ -316,36 +294,7 @@ SuggestOutcome run_suggest(const SuggestRequest& request) {
 }
 
 nlohmann::json suggest_json(const SuggestOutcome& outcome) {
-    nlohmann::json out;
-    nlohmann::json list = nlohmann::json::array();
-    nlohmann::json notes = nlohmann::json::array();
-    if (outcome.result) {
-        for (const auto& s : outcome.result->suggestions) {
-            nlohmann::json changes = nlohmann::json::object();
-            for (const auto& [k, v] : s.changes)
-                changes[k] = v;
-            list.push_back({{"changes", changes},
-                            {"cma_min_alignment_bytes", s.cma_min_alignment_bytes},
-                            {"note", s.note},
-                            {"pageblock_order", s.pageblock_order},
-                            {"page_size", s.page_size},
-                            {"upstream", s.upstream}});
-        }
-        for (const auto& n : outcome.result->notes)
-            notes.push_back(n);
-        out["needed_alignment_bytes"] = outcome.result->needed_alignment;
-        out["current_alignment_bytes"] = outcome.result->current_alignment
-                                             ? nlohmann::json(*outcome.result->current_alignment)
-                                             : nlohmann::json();
-        out["already_valid"] = outcome.result->already_valid;
-    }
-    out["suggestions"] = std::move(list);
-    out["notes"] = std::move(notes);
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : outcome.errors)
-        errors.push_back(report::to_json(d));
-    out["diagnostics"] = std::move(errors);
-    return out;
+    return report::suggest_json(outcome.result, outcome.errors);
 }
 
 } // namespace cmalign

@@ -1,8 +1,5 @@
 #include "cmalign/sweep.hpp"
 
-#include <algorithm>
-#include <map>
-
 #include <fmt/format.h>
 
 #include "cmalign/kernel/report.hpp"
@@ -103,17 +100,6 @@ SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& 
 
 namespace {
 
-nlohmann::json cell_header(const SweepCell& cell, std::optional<std::uint64_t> page_size) {
-    nlohmann::json j;
-    j["kernel_version"] = cell.version.str();
-    j["page_size"] = page_size ? nlohmann::json(*page_size) : nlohmann::json(nullptr);
-    j["config_changes"] = {{"set", cell.change.sets}, {"unset", cell.change.dropped}};
-    j["notes"] = cell.change.notes;
-    j["unavailable"] = cell.change.unavailable.empty() ? nlohmann::json(nullptr)
-                                                       : nlohmann::json(cell.change.unavailable);
-    return j;
-}
-
 std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
     if (!cell.page_shift) return std::nullopt;
     return std::uint64_t{1} << *cell.page_shift;
@@ -121,11 +107,9 @@ std::optional<std::uint64_t> requested_page_size(const SweepCell& cell) {
 
 // The keys every sweep entry starts with: the cell, its page size and its CMA alignment.
 nlohmann::json cell_entry(const SweepCell& cell, const std::optional<kernel::Model>& model) {
-    auto j = cell_header(cell, model ? std::optional(model->page_size) : requested_page_size(cell));
-    j["cma_min_alignment_bytes"] = model && model->cma_min_alignment_bytes
-                                       ? nlohmann::json(*model->cma_min_alignment_bytes)
-                                       : nlohmann::json(nullptr);
-    return j;
+    return report::sweep_cell_json(
+        cell.version, model ? std::optional(model->page_size) : requested_page_size(cell),
+        cell.change, model ? model->cma_min_alignment_bytes : std::nullopt);
 }
 
 } // namespace
@@ -138,118 +122,39 @@ nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome) {
         if (model) {
             j.update(check_json(c.outcome));
         } else {
-            std::vector<Diagnostic> errors = c.outcome.config_diagnostics;
-            nlohmann::json diags = nlohmann::json::array();
-            for (const auto& d : errors)
-                diags.push_back(report::to_json(d));
+            const auto& errors = c.outcome.config_diagnostics;
             j["alignment"] = nullptr;
             j["regions"] = nlohmann::json::array();
-            j["diagnostics"] = diags;
+            j["diagnostics"] = report::diagnostics_json(errors);
             j["summary"] = report::summary_json(errors);
         }
         entries.push_back(std::move(j));
     }
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : outcome.errors)
-        errors.push_back(report::to_json(d));
-    // Per pool, the first version (of those swept) that rejects it, per page size.
-    auto matrix = sweep_matrix(outcome);
-    nlohmann::json pools = nlohmann::json::array();
-    for (std::size_t p = 0; p < matrix.pools.size(); ++p) {
-        nlohmann::json first = nlohmann::json::object();
-        for (const auto& column : matrix.columns) {
-            auto key = std::to_string(column.page_size);
-            if (first.contains(key)) continue;
-            auto v = report::first_rejecting_version(matrix, p, column.page_size);
-            first[key] = v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
-        }
-        const auto& pool = matrix.pools[p];
-        pools.push_back({{"input", pool.input},
-                         {"node", pool.node},
-                         {"file", pool.where.file},
-                         {"line", pool.where.line},
-                         {"first_rejected", first}});
-    }
-    return {{"sweep", entries}, {"pools", pools}, {"errors", errors}};
+    return {{"sweep", entries},
+            {"pools", report::first_rejected_json(sweep_matrix(outcome))},
+            {"errors", report::diagnostics_json(outcome.errors)}};
 }
 
 report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome) {
-    using report::PoolState;
-    report::SweepMatrix m;
-    // Pools: every region that is a pool (cma, coherent, restricted) or has an error in some
-    // cell, in document order of the first cell that lists it.
-    std::map<std::pair<std::string, std::string>, std::size_t> index;
-    auto pool_of = [&](const std::string& input, const std::string& node,
-                       const Location& where) -> std::size_t {
-        auto key = std::make_pair(input, node);
-        if (auto it = index.find(key); it != index.end()) return it->second;
-        index.emplace(key, m.pools.size());
-        m.pools.push_back({input, node, where});
-        return m.pools.size() - 1;
-    };
-    auto is_pool = [](reserved::Kind k) {
-        return k == reserved::Kind::cma || k == reserved::Kind::coherent ||
-               k == reserved::Kind::restricted;
-    };
-    for (const auto& c : outcome.cells) {
-        for (const auto& r : c.outcome.results) {
-            for (const auto& region : r.reservations.regions)
-                if (is_pool(region.kind) || is_pool(region.declared_kind))
-                    pool_of(region.input, region.path, region.where);
-            for (const auto& d : r.diagnostics) {
-                if (d.severity != Severity::error || d.node.empty()) continue;
-                for (const auto& region : r.reservations.regions)
-                    if (region.path == d.node) pool_of(region.input, region.path, region.where);
-            }
-        }
-    }
-    m.cells.assign(m.pools.size(), {});
-    m.rejecting_checks.assign(m.pools.size(), {});
+    std::vector<report::SweepCellResults> cells;
     const SweepCell* previous = nullptr;
     for (const auto& c : outcome.cells) {
-        report::SweepColumn column;
-        column.version = c.cell.version;
+        report::SweepCellResults cell;
+        cell.column.version = c.cell.version;
         if (previous && outcome.plan)
-            column.follows_previous =
+            cell.column.follows_previous =
                 kernel::same_rules(outcome.plan->arch, previous->version, c.cell.version);
         previous = &c.cell;
         const auto& model = c.outcome.model;
-        column.page_size = model ? model->page_size : requested_page_size(c.cell).value_or(0);
-        if (model) column.alignment = model->cma_min_alignment_bytes;
-        column.notes = c.cell.change.notes;
-        m.columns.push_back(column);
-        for (std::size_t p = 0; p < m.pools.size(); ++p) {
-            PoolState state = PoolState::failed;
-            std::vector<std::string> checks;
-            if (!c.cell.change.unavailable.empty()) {
-                state = PoolState::unavailable;
-            } else if (model) {
-                for (const auto& r : c.outcome.results) {
-                    if (r.reservations.input != m.pools[p].input) continue;
-                    state = PoolState::not_a_pool;
-                    for (const auto& region : r.reservations.regions)
-                        if (region.path == m.pools[p].node && is_pool(region.kind))
-                            state = PoolState::ok;
-                    for (const auto& d : r.diagnostics) {
-                        if (d.node != m.pools[p].node) continue;
-                        if (d.severity == Severity::error) {
-                            state = PoolState::rejected;
-                            if (std::find(checks.begin(), checks.end(), d.check) == checks.end())
-                                checks.push_back(d.check);
-                        } else if (d.severity == Severity::warning && state == PoolState::ok) {
-                            state = PoolState::warning;
-                        }
-                    }
-                }
-            }
-            m.cells[p].push_back(state);
-            std::string joined;
-            for (const auto& name : checks)
-                joined += (joined.empty() ? "" : ",") + name;
-            m.rejecting_checks[p].push_back(std::move(joined));
-        }
+        cell.column.page_size = model ? model->page_size : requested_page_size(c.cell).value_or(0);
+        if (model) cell.column.alignment = model->cma_min_alignment_bytes;
+        cell.column.notes = c.cell.change.notes;
+        cell.unavailable = !c.cell.change.unavailable.empty();
+        cell.has_model = model.has_value();
+        cell.results = c.outcome.results;
+        cells.push_back(std::move(cell));
     }
-    return m;
+    return report::sweep_matrix(cells);
 }
 
 ExitCode SweepSuggestOutcome::exit_code() const {
@@ -268,10 +173,7 @@ nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome) {
         if (c.cell.change.unavailable.empty()) j.update(suggest_json(c.outcome));
         entries.push_back(std::move(j));
     }
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& d : outcome.errors)
-        errors.push_back(report::to_json(d));
-    return {{"sweep", entries}, {"errors", errors}};
+    return {{"sweep", entries}, {"errors", report::diagnostics_json(outcome.errors)}};
 }
 
 } // namespace cmalign

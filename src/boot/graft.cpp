@@ -260,22 +260,26 @@ std::optional<RamWindow> virt_ram_window(kernel::Arch arch) {
     }
 }
 
-std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::Tree& board,
-                           const reserved::Reservations& r, const GraftOptions& options,
-                           Diagnostics& diags) {
-    Location at{board.input, 0, 0};
-    auto window = virt_ram_window(options.arch);
-    if (!window) {
-        diags.error(at, fmt::format("boot-check cannot boot {} kernels: QEMU's virt machine is "
-                                    "modelled for arm64, arm and riscv only",
-                                    kernel::to_string(options.arch)));
-        return std::nullopt;
-    }
+namespace {
+
+// A libfdt call that failed, and on what.
+struct FdtFailure {
+    int err;
+    std::string what;
+};
+
+std::uint64_t moved_by(std::uint64_t a, std::int64_t shift) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) + shift);
+}
+
+// The shift that brings the banks into the window (a multiple of 1 GiB, noted), and the RAM QEMU
+// gives; false (with an error) when there are no banks or they do not fit even moved.
+bool fit_ram(const reserved::Reservations& r, const RamWindow& window, Graft& g, const Location& at,
+             Diagnostics& diags) {
     if (r.memory.empty()) {
         diags.error(at, "the board has no /memory bank: nothing to boot in");
-        return std::nullopt;
+        return false;
     }
-    Graft g;
     std::uint64_t low = UINT64_MAX, high = 0;
     for (const auto& m : r.memory) {
         if (m.range.size == 0) continue;
@@ -284,75 +288,81 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     }
     if (low == UINT64_MAX) {
         diags.error(at, "every /memory bank is empty: nothing to boot in");
-        return std::nullopt;
+        return false;
     }
-    if (low < window->base)
-        g.shift = static_cast<std::int64_t>(round_up(window->base - low, one_gib));
-    else if (high > window->limit)
-        g.shift = -static_cast<std::int64_t>((low - window->base) / one_gib * one_gib);
-    auto moved = [&](std::uint64_t a) {
-        return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) + g.shift);
-    };
-    if (moved(low) < window->base || moved(high) > window->limit) {
+    if (low < window.base)
+        g.shift = static_cast<std::int64_t>(round_up(window.base - low, one_gib));
+    else if (high > window.limit)
+        g.shift = -static_cast<std::int64_t>((low - window.base) / one_gib * one_gib);
+    if (moved_by(low, g.shift) < window.base || moved_by(high, g.shift) > window.limit) {
         diags.error(at, fmt::format("the /memory banks span {:#x}..{:#x}, more than QEMU's virt "
                                     "RAM window {:#x}..{:#x} holds",
-                                    low, high, window->base, window->limit));
-        return std::nullopt;
+                                    low, high, window.base, window.limit));
+        return false;
     }
     if (g.shift != 0)
         g.notes.push_back(fmt::format(
             "the board's RAM {:#x}..{:#x} lies outside QEMU's virt RAM window ({:#x}..): every "
             "address (banks, reservations, /memreserve/) is moved by {}{} GiB, which keeps every "
             "alignment up to 1 GiB; the kernel's lines show the moved addresses",
-            low, high, window->base, g.shift > 0 ? "+" : "-",
+            low, high, window.base, g.shift > 0 ? "+" : "-",
             (g.shift > 0 ? g.shift : -g.shift) / static_cast<std::int64_t>(one_gib)));
-    g.ram_base = window->base;
-    g.ram_size = round_up(moved(high) - window->base, two_mib);
+    g.ram_base = window.base;
+    g.ram_size = round_up(moved_by(high, g.shift) - window.base, two_mib);
+    return true;
+}
 
-    // Where the kernel may not go: every reservation, as placed.
+// Where the kernel may not go: every reservation, as placed.
+std::vector<Interval> busy_ranges(const reserved::Reservations& r, std::int64_t shift) {
     std::vector<Interval> busy;
     for (const auto& region : r.regions) {
         for (const auto& t : region.reg)
-            if (t.size) busy.push_back({moved(t.base), moved(t.base) + t.size});
+            if (t.size) busy.push_back({moved_by(t.base, shift), moved_by(t.base, shift) + t.size});
         for (const auto& t : region.alloc_ranges)
-            if (t.size) busy.push_back({moved(t.base), moved(t.base) + t.size});
+            if (t.size) busy.push_back({moved_by(t.base, shift), moved_by(t.base, shift) + t.size});
     }
     for (const auto& m : r.memreserve)
-        if (m.size) busy.push_back({moved(m.address), moved(m.address) + m.size});
+        if (m.size)
+            busy.push_back({moved_by(m.address, shift), moved_by(m.address, shift) + m.size});
+    return busy;
+}
+
+// The banks, moved, in address order.
+std::vector<Interval> moved_banks(const reserved::Reservations& r, std::int64_t shift) {
     std::vector<Interval> banks;
     for (const auto& m : r.memory)
         if (m.range.size)
-            banks.push_back({moved(m.range.base), moved(m.range.base) + m.range.size});
+            banks.push_back(
+                {moved_by(m.range.base, shift), moved_by(m.range.base, shift) + m.range.size});
     std::sort(banks.begin(), banks.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
-    if (options.arch == kernel::Arch::riscv) {
-        if (!place_riscv(g, banks, busy, *window, options, at, diags)) return std::nullopt;
-    } else {
-        // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM
-        // (hw/arm/virt.c: for a firmware's use), and refuses to load anything over it.
-        const Interval qemu_dtb{window->base, window->base + two_mib};
-        auto placed = place(options.arch, banks, busy, qemu_dtb, options);
-        if (!placed) {
-            diags.error(at, fmt::format("no room in RAM outside every reservation is left for "
-                                        "the kernel image ({}) and its DTB",
-                                        format_size(options.image_size, ByteUnit::bytes)));
-            return std::nullopt;
-        }
-        g.kernel_address = placed->kernel;
-        g.dtb_address = placed->dtb;
-        g.stub_address = placed->stub;
-    }
+    return banks;
+}
 
-    // The tree.
-    std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
-    auto fail = [&](int err, const std::string& what) -> std::optional<Graft> {
-        diags.error(at,
-                    fmt::format("grafting onto QEMU's virt tree: {}: {}", what, fdt_strerror(err)));
-        return std::nullopt;
-    };
-    void* fdt = buf.data();
-    if (int err = fdt_open_into(virt_dtb.data(), fdt, static_cast<int>(buf.size())); err < 0)
-        return fail(err, "QEMU's tree");
-    // virt's own /memory and /reserved-memory go.
+// Where the kernel image, its DTB and the entry stub go; false (with an error) without room.
+bool place_kernel(Graft& g, const std::vector<Interval>& banks, const std::vector<Interval>& busy,
+                  const RamWindow& window, const GraftOptions& options, const Location& at,
+                  Diagnostics& diags) {
+    if (options.arch == kernel::Arch::riscv)
+        return place_riscv(g, banks, busy, window, options, at, diags);
+    // Without -kernel, QEMU's virt still loads its own DTB at the start of RAM
+    // (hw/arm/virt.c: for a firmware's use), and refuses to load anything over it.
+    const Interval qemu_dtb{window.base, window.base + two_mib};
+    auto placed = place(options.arch, banks, busy, qemu_dtb, options);
+    if (!placed) {
+        diags.error(at, fmt::format("no room in RAM outside every reservation is left for the "
+                                    "kernel image ({}) and its DTB",
+                                    format_size(options.image_size, ByteUnit::bytes)));
+        return false;
+    }
+    g.kernel_address = placed->kernel;
+    g.dtb_address = placed->dtb;
+    g.stub_address = placed->stub;
+    return true;
+}
+
+// virt's own /memory and /reserved-memory removed; the board's banks and /memreserve/ added.
+std::optional<FdtFailure> replace_memory(void* fdt, const std::vector<Interval>& banks,
+                                         const reserved::Reservations& r, std::int64_t shift) {
     for (bool again = true; again;) {
         again = false;
         int child;
@@ -364,7 +374,7 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
                 type && len >= 6 && std::string_view(static_cast<const char*>(type)) == "memory";
             if (memory || (name && std::string_view(name) == "reserved-memory")) {
                 if (int err = fdt_del_node(fdt, child); err < 0)
-                    return fail(err, "removing a node");
+                    return FdtFailure{err, "removing a node"};
                 again = true;
                 break;
             }
@@ -372,16 +382,21 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     }
     for (const auto& b : banks) {
         int node = fdt_add_subnode(fdt, 0, fmt::format("memory@{:x}", b.begin).c_str());
-        if (node < 0) return fail(node, "adding a memory node");
+        if (node < 0) return FdtFailure{node, "adding a memory node"};
         if (int err = fdt_setprop_string(fdt, node, "device_type", "memory"); err < 0)
-            return fail(err, "memory device_type");
+            return FdtFailure{err, "memory device_type"};
         if (int err = set_prop(fdt, node, "reg", cells_of({b.begin, b.end - b.begin})); err < 0)
-            return fail(err, "memory reg");
+            return FdtFailure{err, "memory reg"};
     }
     for (const auto& m : r.memreserve)
-        if (int err = fdt_add_mem_rsv(fdt, moved(m.address), m.size); err < 0)
-            return fail(err, "/memreserve/");
+        if (int err = fdt_add_mem_rsv(fdt, moved_by(m.address, shift), m.size); err < 0)
+            return FdtFailure{err, "/memreserve/"};
+    return std::nullopt;
+}
 
+// The board's /reserved-memory copied in, cells re-encoded for virt's root when they differ.
+std::optional<FdtFailure> copy_reserved_memory(void* fdt, const dt::Tree& board,
+                                               const reserved::Reservations& r, Graft& g) {
     const bool reencode_cells =
         r.address_cells != virt_cells || r.size_cells != virt_cells || g.shift != 0;
     if (reencode_cells && (r.address_cells != virt_cells || r.size_cells != virt_cells))
@@ -390,41 +405,44 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
                                       "alloc-ranges under /reserved-memory are re-encoded with "
                                       "2 cells each (same values)",
                                       r.address_cells, r.size_cells));
-    if (const dt::Node* rm = board.find(r.reserved_memory_path);
-        rm && r.has_reserved_memory && r.reserved_memory_path == "/reserved-memory") {
-        int node = fdt_add_subnode(fdt, 0, rm->name.c_str());
-        if (node < 0) return fail(node, "adding /reserved-memory");
-        for (const auto& p : rm->properties) {
-            if (p.name == "phandle" || p.name == "linux,phandle") continue;
-            std::vector<std::uint8_t> value = p.value;
-            // The kernel wants /reserved-memory's cells equal to the root's: cells that matched
-            // the board's root match virt's root.
-            if (reencode_cells && p.name == "#address-cells" && p.u32() == r.address_cells)
-                value = {0, 0, 0, virt_cells};
-            if (reencode_cells && p.name == "#size-cells" && p.u32() == r.size_cells)
-                value = {0, 0, 0, virt_cells};
-            if (int err = set_prop(fdt, node, p.name, value); err < 0)
-                return fail(err, "/reserved-memory property " + p.name);
-        }
-        // fdt_add_subnode inserts first: add children in reverse so they keep the board's order
-        // (the kernel inits nodes in tree order, and that order is in the log).
-        for (auto it = rm->children.rbegin(); it != rm->children.rend(); ++it) {
-            std::function<int(int, const dt::Node&, const std::string&, bool)> copy =
-                [&](int parent, const dt::Node& n, const std::string& path, bool top) -> int {
-                int made =
-                    copy_node(fdt, parent, n, r, reencode_cells && top, g.shift, path, g.notes);
-                if (made < 0) return made;
-                for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
-                    if (int err = copy(made, *c, path + "/" + c->name, false); err < 0) return err;
-                return made;
-            };
-            if (int err = copy(node, *it, r.reserved_memory_path + "/" + it->name, true); err < 0)
-                return fail(err, "copying " + it->name);
-        }
+    const dt::Node* rm = board.find(r.reserved_memory_path);
+    if (!rm || !r.has_reserved_memory || r.reserved_memory_path != "/reserved-memory")
+        return std::nullopt;
+    int node = fdt_add_subnode(fdt, 0, rm->name.c_str());
+    if (node < 0) return FdtFailure{node, "adding /reserved-memory"};
+    for (const auto& p : rm->properties) {
+        if (p.name == "phandle" || p.name == "linux,phandle") continue;
+        std::vector<std::uint8_t> value = p.value;
+        // The kernel wants /reserved-memory's cells equal to the root's: cells that matched the
+        // board's root match virt's root.
+        if (reencode_cells && p.name == "#address-cells" && p.u32() == r.address_cells)
+            value = {0, 0, 0, virt_cells};
+        if (reencode_cells && p.name == "#size-cells" && p.u32() == r.size_cells)
+            value = {0, 0, 0, virt_cells};
+        if (int err = set_prop(fdt, node, p.name, value); err < 0)
+            return FdtFailure{err, "/reserved-memory property " + p.name};
     }
+    // fdt_add_subnode inserts first: add children in reverse so they keep the board's order (the
+    // kernel inits nodes in tree order, and that order is in the log).
+    for (auto it = rm->children.rbegin(); it != rm->children.rend(); ++it) {
+        std::function<int(int, const dt::Node&, const std::string&, bool)> copy =
+            [&](int parent, const dt::Node& n, const std::string& path, bool top) -> int {
+            int made = copy_node(fdt, parent, n, r, reencode_cells && top, g.shift, path, g.notes);
+            if (made < 0) return made;
+            for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
+                if (int err = copy(made, *c, path + "/" + c->name, false); err < 0) return err;
+            return made;
+        };
+        if (int err = copy(node, *it, r.reserved_memory_path + "/" + it->name, true); err < 0)
+            return FdtFailure{err, "copying " + it->name};
+    }
+    return std::nullopt;
+}
 
-    // The command line: the console, stop at the root-mount panic, and the board's CMA options.
-    // earlycon: a kernel that dies before its console driver runs still says why.
+// The command line: the console, stop at the root-mount panic, and the board's CMA options.
+// earlycon: a kernel that dies before its console driver runs still says why.
+std::optional<FdtFailure> set_bootargs(void* fdt, const reserved::Reservations& r,
+                                       const GraftOptions& options, Graft& g) {
     g.bootargs = fmt::format("console={} earlycon panic=-1 ignore_loglevel", options.console);
     if (r.bootargs) {
         for (const auto& [key, value] : reserved::split_cmdline(*r.bootargs))
@@ -437,11 +455,54 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     if (!options.extra_bootargs.empty()) g.bootargs += " " + options.extra_bootargs;
     int chosen = fdt_path_offset(fdt, "/chosen");
     if (chosen < 0) chosen = fdt_add_subnode(fdt, 0, "chosen");
-    if (chosen < 0) return fail(chosen, "/chosen");
+    if (chosen < 0) return FdtFailure{chosen, "/chosen"};
     if (int err = fdt_setprop_string(fdt, chosen, "bootargs", g.bootargs.c_str()); err < 0)
-        return fail(err, "/chosen/bootargs");
-    if (int err = fdt_pack(fdt); err < 0) return fail(err, "packing");
+        return FdtFailure{err, "/chosen/bootargs"};
+    return std::nullopt;
+}
+
+// virt's tree with the board's memory, reservations and command line grafted on, packed.
+std::optional<FdtFailure> write_tree(std::vector<std::uint8_t>& buf,
+                                     const std::vector<std::uint8_t>& virt_dtb,
+                                     const dt::Tree& board, const reserved::Reservations& r,
+                                     const std::vector<Interval>& banks,
+                                     const GraftOptions& options, Graft& g) {
+    void* fdt = buf.data();
+    if (int err = fdt_open_into(virt_dtb.data(), fdt, static_cast<int>(buf.size())); err < 0)
+        return FdtFailure{err, "QEMU's tree"};
+    if (auto failure = replace_memory(fdt, banks, r, g.shift)) return failure;
+    if (auto failure = copy_reserved_memory(fdt, board, r, g)) return failure;
+    if (auto failure = set_bootargs(fdt, r, options, g)) return failure;
+    if (int err = fdt_pack(fdt); err < 0) return FdtFailure{err, "packing"};
     buf.resize(fdt_totalsize(fdt));
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::Tree& board,
+                           const reserved::Reservations& r, const GraftOptions& options,
+                           Diagnostics& diags) {
+    Location at{board.input, 0, 0};
+    auto window = virt_ram_window(options.arch);
+    if (!window) {
+        diags.error(at, fmt::format("boot-check cannot boot {} kernels: QEMU's virt machine is "
+                                    "modelled for arm64, arm and riscv only",
+                                    kernel::to_string(options.arch)));
+        return std::nullopt;
+    }
+    Graft g;
+    if (!fit_ram(r, *window, g, at, diags)) return std::nullopt;
+    auto banks = moved_banks(r, g.shift);
+    if (!place_kernel(g, banks, busy_ranges(r, g.shift), *window, options, at, diags))
+        return std::nullopt;
+
+    std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));
+    if (auto failure = write_tree(buf, virt_dtb, board, r, banks, options, g)) {
+        diags.error(at, fmt::format("grafting onto QEMU's virt tree: {}: {}", failure->what,
+                                    fdt_strerror(failure->err)));
+        return std::nullopt;
+    }
     if (buf.size() >= (std::size_t{1} << 20)) {
         diags.error(at, "the grafted DTB exceeds 1 MiB");
         return std::nullopt;

@@ -1,7 +1,8 @@
 #include "cmalign/bootlog/bootlog.hpp"
 
-#include <charconv>
 #include <regex>
+
+#include "cmalign/internal/core/integer.hpp"
 
 namespace cmalign::bootlog {
 
@@ -145,10 +146,7 @@ const Format& format_of(Event e) {
 std::optional<std::uint64_t> number(const std::string& text, int base) {
     std::string_view s = text;
     if (base == 16 && (s.starts_with("0x") || s.starts_with("0X"))) s.remove_prefix(2);
-    std::uint64_t value = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
-    if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
-    return value;
+    return parse_unsigned(s, base);
 }
 
 // CR, ANSI colour/cursor sequences and other control characters (except tab) removed.

@@ -1,25 +1,18 @@
 #include "cmalign/calc/zoneinfo.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/strings.hpp"
 #include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::calc {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
 
 struct Parser {
     const std::string& path;
@@ -36,12 +29,8 @@ struct Parser {
     // A decimal number at `text`, whose column in the line is `column`.
     std::optional<std::uint64_t> number(std::string_view text, int line, int column) {
         text = trim(text);
-        std::uint64_t v = 0;
-        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec != std::errc{} || ptr != text.data() + text.size()) {
-            error(line, column, fmt::format("expected a number, found \"{}\"", text));
-            return std::nullopt;
-        }
+        auto v = parse_unsigned(text);
+        if (!v) error(line, column, fmt::format("expected a number, found \"{}\"", text));
         return v;
     }
 

@@ -7,30 +7,32 @@
 
 namespace cmalign::cli {
 
-ExitCode pcp_command(const Invocation& invocation) {
-    auto request = invocation.read(read_pcp_request);
+namespace {
+
+// Both calculators alike: the request read and run, its diagnostics, then JSON or text.
+template <class Request, class Outcome>
+ExitCode calculate(const Invocation& invocation, Request request, Outcome (*run)(const Request&),
+                   nlohmann::json (*json)(const Outcome&), std::string (*text)(const Outcome&)) {
     pass_environment(request.config, invocation);
-    auto outcome = run_pcp(request);
+    auto outcome = run(request);
     print_diagnostics(outcome.diags);
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
     if (invocation.value("format") == "json")
-        std::cout << pcp_json(outcome).dump(2) << '\n';
+        std::cout << json(outcome).dump(2) << '\n';
     else
-        std::cout << pcp_text(outcome);
+        std::cout << text(outcome);
     return outcome.exit_code();
 }
 
+} // namespace
+
+ExitCode pcp_command(const Invocation& invocation) {
+    return calculate(invocation, invocation.read(read_pcp_request), run_pcp, pcp_json, pcp_text);
+}
+
 ExitCode heap_command(const Invocation& invocation) {
-    auto request = invocation.read(read_heap_request);
-    pass_environment(request.config, invocation);
-    auto outcome = run_heap(request);
-    print_diagnostics(outcome.diags);
-    if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
-    if (invocation.value("format") == "json")
-        std::cout << heap_json(outcome).dump(2) << '\n';
-    else
-        std::cout << heap_text(outcome);
-    return outcome.exit_code();
+    return calculate(invocation, invocation.read(read_heap_request), run_heap, heap_json,
+                     heap_text);
 }
 
 } // namespace cmalign::cli

@@ -42,4 +42,11 @@ std::optional<long long> parse_integer(std::string_view text, IntegerSyntax synt
     return value;
 }
 
+std::optional<std::uint64_t> parse_unsigned(std::string_view text, int base) {
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
 } // namespace cmalign

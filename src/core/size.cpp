@@ -5,16 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/strings.hpp"
+
 namespace cmalign {
 
 namespace {
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
 
 std::optional<int> unit_shift(std::string_view unit) {
     if (unit.empty() || unit == "B") return 0;

@@ -165,28 +165,16 @@ void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool 
         if (*p_ == '}') return;
         const char* start = p_;
         if (keyword("/delete-property/")) {
-            syntax::Property prop;
-            prop.deleted = true;
-            skip();
-            prop.name_span = span(p_, p_);
-            prop.name = name("a property name after /delete-property/");
-            prop.name_span.end = offset(p_);
-            expect(';', "after /delete-property/ name");
-            prop.span = span(start, p_);
+            auto prop = deletion<syntax::Property>(start, "a property name after /delete-property/",
+                                                   "after /delete-property/ name");
             if (seen_subnode) fail(prop.span, "properties must precede subnodes");
             count_property(start);
             node.properties.push_back(std::move(prop));
             continue;
         }
         if (keyword("/delete-node/")) {
-            syntax::Node child;
-            child.deleted = true;
-            skip();
-            child.name_span = span(p_, p_);
-            child.name = name("a node name after /delete-node/");
-            child.name_span.end = offset(p_);
-            expect(';', "after /delete-node/ name");
-            child.span = span(start, p_);
+            auto child = deletion<syntax::Node>(start, "a node name after /delete-node/",
+                                                "after /delete-node/ name");
             node.children.push_back(std::move(child));
             seen_subnode = true;
             continue;

@@ -166,6 +166,20 @@ private:
     syntax::Reference reference();
 
     void node_body(syntax::Node& node, const char* start, int depth);
+    // `/delete-property/ NAME;` or `/delete-node/ NAME;` (the keyword read from `start`): an
+    // entry that only deletes.
+    template <class Entry>
+    Entry deletion(const char* start, const char* wanted, const char* after) {
+        Entry e;
+        e.deleted = true;
+        skip();
+        e.name_span = span(p_, p_);
+        e.name = name(wanted);
+        e.name_span.end = offset(p_);
+        expect(';', after);
+        e.span = span(start, p_);
+        return e;
+    }
 
     void property_value(syntax::Property& prop);
 

@@ -358,6 +358,73 @@ void Engine::include(Lexer& lexer, const SourceFile& file, const Token& directiv
     record(included, found_in, key);
 }
 
+// #if, #ifdef, #ifndef: a conditional opened (not evaluated while skipping).
+void Engine::open_conditional(Lexer& lexer, const SourceFile& file, const Token& name, bool skip) {
+    const std::string_view d = name.text;
+    Conditional c;
+    c.file = &file;
+    c.offset = name.offset;
+    c.directive = d;
+    c.outer_skipping = skip;
+    if (skip) {
+        lexer.skip_line();
+    } else {
+        const std::vector<Token> line = line_tokens(lexer, file);
+        if (failed_) return;
+        bool value = false;
+        if (d == "if") {
+            value = evaluate_if(name, line);
+        } else {
+            auto m = macro_name(name, line);
+            if (!m) return;
+            value = (find_macro(*m) != nullptr) == (d == "ifdef");
+        }
+        if (failed_) return;
+        c.active = value;
+        c.taken = value;
+    }
+    conditionals_.push_back(c);
+}
+
+// #elif, #else, #endif of the innermost conditional of this file.
+void Engine::continue_conditional(Lexer& lexer, const SourceFile& file, const Token& name) {
+    const std::string_view d = name.text;
+    if (conditionals_.size() <= frames_.back().conditionals) {
+        error_at(name, "#" + std::string(d) + " without #if");
+        return;
+    }
+    Conditional& c = conditionals_.back();
+    if (d == "endif") {
+        conditionals_.pop_back();
+        lexer.skip_line();
+        return;
+    }
+    if (c.seen_else) {
+        error_at(name, "#" + std::string(d) + " after #else");
+        return;
+    }
+    if (d == "else") {
+        c.seen_else = true;
+        c.active = !c.outer_skipping && !c.taken;
+        c.taken = true;
+        lexer.skip_line();
+        return;
+    }
+    // #elif: evaluated only when no earlier branch was taken.
+    if (c.outer_skipping || c.taken) {
+        c.active = false;
+        lexer.skip_line();
+        return;
+    }
+    lexer.report_errors = true;
+    const std::vector<Token> line = line_tokens(lexer, file);
+    if (failed_) return;
+    const bool value = evaluate_if(name, line);
+    c.active = value;
+    c.taken = value;
+    return;
+}
+
 // Handles the directive whose '#' was just read. False when it is not a directive (in
 // assembler-with-cpp mode "#address-cells" at the start of a line is ordinary text).
 bool Engine::directive(Lexer& lexer, const SourceFile& file) {
@@ -381,65 +448,11 @@ bool Engine::directive(Lexer& lexer, const SourceFile& file) {
     }
     const std::string_view d = name.text;
     if (d == "if" || d == "ifdef" || d == "ifndef") {
-        Conditional c;
-        c.file = &file;
-        c.offset = name.offset;
-        c.directive = d;
-        c.outer_skipping = skip;
-        if (skip) {
-            lexer.skip_line();
-        } else {
-            const std::vector<Token> line = line_tokens(lexer, file);
-            if (failed_) return true;
-            bool value = false;
-            if (d == "if") {
-                value = evaluate_if(name, line);
-            } else {
-                auto m = macro_name(name, line);
-                if (!m) return true;
-                value = (find_macro(*m) != nullptr) == (d == "ifdef");
-            }
-            if (failed_) return true;
-            c.active = value;
-            c.taken = value;
-        }
-        conditionals_.push_back(c);
+        open_conditional(lexer, file, name, skip);
         return true;
     }
     if (d == "elif" || d == "else" || d == "endif") {
-        if (conditionals_.size() <= frames_.back().conditionals) {
-            error_at(name, "#" + std::string(d) + " without #if");
-            return true;
-        }
-        Conditional& c = conditionals_.back();
-        if (d == "endif") {
-            conditionals_.pop_back();
-            lexer.skip_line();
-            return true;
-        }
-        if (c.seen_else) {
-            error_at(name, "#" + std::string(d) + " after #else");
-            return true;
-        }
-        if (d == "else") {
-            c.seen_else = true;
-            c.active = !c.outer_skipping && !c.taken;
-            c.taken = true;
-            lexer.skip_line();
-            return true;
-        }
-        // #elif: evaluated only when no earlier branch was taken.
-        if (c.outer_skipping || c.taken) {
-            c.active = false;
-            lexer.skip_line();
-            return true;
-        }
-        lexer.report_errors = true;
-        const std::vector<Token> line = line_tokens(lexer, file);
-        if (failed_) return true;
-        const bool value = evaluate_if(name, line);
-        c.active = value;
-        c.taken = value;
+        continue_conditional(lexer, file, name);
         return true;
     }
     if (skip) {

@@ -326,6 +326,8 @@ private:
     }
 
     bool directive(Lexer& lexer, const SourceFile& file);
+    void open_conditional(Lexer& lexer, const SourceFile& file, const Token& name, bool skip);
+    void continue_conditional(Lexer& lexer, const SourceFile& file, const Token& name);
 
     void process_file(const SourceFile& file, int found_in);
 

@@ -74,15 +74,14 @@ std::optional<std::vector<std::uint8_t>> encode(const std::vector<std::uint8_t>&
 
 // "<0x0 0x2000000>": how to write a value in `cells` 32-bit cells.
 std::string cells_text(std::uint64_t value, std::size_t length) {
-    std::size_t cells = length / 4;
-    if (cells <= 1) return fmt::format("<{:#x}>", value);
-    std::string out = "<";
-    for (std::size_t i = 0; i < cells; ++i) {
-        std::size_t shift = 32 * (cells - 1 - i);
-        std::uint64_t cell = shift >= 64 ? 0 : (value >> shift) & 0xffffffffu;
-        out += fmt::format("{}{:#x}", i ? " " : "", cell);
+    std::size_t count = length / 4;
+    if (count <= 1) return bytes::cells_text(std::vector<std::uint64_t>{value});
+    std::vector<std::uint64_t> cells;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::size_t shift = 32 * (count - 1 - i);
+        cells.push_back(shift >= 64 ? 0 : (value >> shift) & 0xffffffffu);
     }
-    return out + ">";
+    return bytes::cells_text(cells);
 }
 
 // Chunk-by-chunk edits that turn `old_bytes` into `new_bytes` for one DTS value.

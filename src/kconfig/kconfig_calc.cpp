@@ -336,6 +336,81 @@ void Evaluator::calc(int s) {
                    static_cast<int>(st_[s].tri));
 }
 
+// No user value: the first visible default, raised by `imply` (within the direct dependencies).
+Tri Evaluator::tristate_default(int s, int& default_prop) {
+    SymState& st = st_[s];
+    const Symbol& sym = t_.symbols[s];
+    Tri newtri = Tri::no;
+    int p = first_visible_prop(s, PropKind::default_);
+    default_prop = p;
+    if (p != none) {
+        newtri = tri_and(eval(t_.props[p].expr), prop_tri_[p]);
+        if (newtri != Tri::no) {
+            st.write = true;
+            st.decided_prop = p;
+            st.decided_by = "default";
+        }
+    }
+    if (st.implied != Tri::no) {
+        st.write = true;
+        Tri before = newtri;
+        newtri = tri_and(tri_or(newtri, st.implied), st.dir);
+        if (newtri > before) {
+            for (auto [by, ip] : sym.impliers) {
+                if (tri_and(st_[by].tri, eval(t_.props[ip].visible)) != Tri::no) {
+                    st.decided_prop = ip;
+                    st.decided_by = "implied by " + t_.symbols[by].name;
+                    break;
+                }
+            }
+        }
+    }
+    return newtri;
+}
+
+// A bool or tristate's value (sym_calc_value()'s S_BOOLEAN/S_TRISTATE case): the choice's pick,
+// else the user's value within the visibility, else the default; selects on top.
+Tri Evaluator::calc_tristate(int s, int& default_prop) {
+    SymState& st = st_[s];
+    const Symbol& sym = t_.symbols[s];
+    const bool is_choice = sym.flags & sym_choice;
+    const bool is_choice_value = sym.flags & sym_choice_value;
+    Tri newtri = Tri::no;
+    if (is_choice_value && !old_choices_ && sym.choice_menu != none) {
+        calc_choice(sym.choice_menu);
+        newtri = st.tri;
+    } else if (is_choice_value && old_choices_ && st.visible == Tri::yes &&
+               sym.choice_menu != none) {
+        int csym = t_.menus[sym.choice_menu].sym;
+        calc(csym);
+        int sel = st_[csym].tri == Tri::yes ? st_[csym].choice_sel : none;
+        newtri = sel == s ? Tri::yes : Tri::no;
+        if (!(st.has_user && st.user_tri == newtri)) {
+            st.decided_by = "choice";
+            st.decided_prop =
+                st.decided_prop == none ? t_.menus[sym.choice_menu].prompt : st.decided_prop;
+        }
+    } else {
+        bool user = false;
+        if (st.visible != Tri::no && st.has_user) {
+            newtri = tri_and(st.user_tri, st.visible);
+            user = true;
+        }
+        if (!user) {
+            if (st.rev != Tri::no) st.write = true;
+            if (!is_choice) newtri = tristate_default(s, default_prop);
+        }
+        Tri before = newtri;
+        newtri = tri_or(newtri, st.rev);
+        if (newtri > before) {
+            st.tri = newtri;
+            note_select(s, before);
+        }
+    }
+    if (newtri == Tri::mod && get_type(s) == Type::boolean) newtri = Tri::yes;
+    return newtri;
+}
+
 void Evaluator::calc_inner(int s) {
     SymState& st = st_[s];
     const Symbol& sym = t_.symbols[s];
@@ -374,70 +449,12 @@ void Evaluator::calc_inner(int s) {
     st.decided_by.clear();
 
     bool is_choice = sym.flags & sym_choice;
-    bool is_choice_value = sym.flags & sym_choice_value;
     int default_prop = none; // the default property the value came from, if any
     switch (get_type(s)) {
     case Type::boolean:
-    case Type::tristate: {
-        if (is_choice_value && !old_choices_ && sym.choice_menu != none) {
-            calc_choice(sym.choice_menu);
-            newtri = st.tri;
-        } else if (is_choice_value && old_choices_ && st.visible == Tri::yes &&
-                   sym.choice_menu != none) {
-            int csym = t_.menus[sym.choice_menu].sym;
-            calc(csym);
-            int sel = st_[csym].tri == Tri::yes ? st_[csym].choice_sel : none;
-            newtri = sel == s ? Tri::yes : Tri::no;
-            if (!(st.has_user && st.user_tri == newtri)) {
-                st.decided_by = "choice";
-                st.decided_prop =
-                    st.decided_prop == none ? t_.menus[sym.choice_menu].prompt : st.decided_prop;
-            }
-        } else {
-            bool user = false;
-            if (st.visible != Tri::no && st.has_user) {
-                newtri = tri_and(st.user_tri, st.visible);
-                user = true;
-            }
-            if (!user) {
-                if (st.rev != Tri::no) st.write = true;
-                if (!is_choice) {
-                    int p = first_visible_prop(s, PropKind::default_);
-                    default_prop = p;
-                    if (p != none) {
-                        newtri = tri_and(eval(t_.props[p].expr), prop_tri_[p]);
-                        if (newtri != Tri::no) {
-                            st.write = true;
-                            st.decided_prop = p;
-                            st.decided_by = "default";
-                        }
-                    }
-                    if (st.implied != Tri::no) {
-                        st.write = true;
-                        Tri before = newtri;
-                        newtri = tri_and(tri_or(newtri, st.implied), st.dir);
-                        if (newtri > before) {
-                            for (auto [by, ip] : sym.impliers) {
-                                if (tri_and(st_[by].tri, eval(t_.props[ip].visible)) != Tri::no) {
-                                    st.decided_prop = ip;
-                                    st.decided_by = "implied by " + t_.symbols[by].name;
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            Tri before = newtri;
-            newtri = tri_or(newtri, st.rev);
-            if (newtri > before) {
-                st.tri = newtri;
-                note_select(s, before);
-            }
-        }
-        if (newtri == Tri::mod && get_type(s) == Type::boolean) newtri = Tri::yes;
+    case Type::tristate:
+        newtri = calc_tristate(s, default_prop);
         break;
-    }
     case Type::string:
     case Type::hex:
     case Type::integer: {

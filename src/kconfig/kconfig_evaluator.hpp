@@ -120,7 +120,9 @@ private:
     Tri compare(const Expr& x);
     void calc(int s);
     void calc_inner(int s); // sym_calc_value() proper; calc() adds the trace
-    void invalidate_all();  // sym_clear_all_valid()
+    Tri calc_tristate(int s, int& default_prop);
+    Tri tristate_default(int s, int& default_prop);
+    void invalidate_all(); // sym_clear_all_valid()
     std::string trace_name(int s) const;
     void calc_visibility(int s);
     int first_visible_prop(int s, PropKind kind);

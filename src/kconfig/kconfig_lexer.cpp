@@ -147,6 +147,38 @@ void Parser::skip_help() {
     }
 }
 
+namespace {
+
+// The rest of the line after "WORD =" as one raw token (blanks before it and a CR after it
+// dropped).
+Token raw_value(SourceFile& f) {
+    const std::string& s = f.text;
+    while (f.pos < s.size() && (s[f.pos] == ' ' || s[f.pos] == '\t'))
+        ++f.pos;
+    auto eol = s.find('\n', f.pos);
+    if (eol == std::string::npos) eol = s.size();
+    std::string value = s.substr(f.pos, eol - f.pos);
+    if (!value.empty() && value.back() == '\r') value.pop_back();
+    f.pos = eol;
+    return {Tok::word, value, f.line, 0};
+}
+
+// The operator at `pos` and its length; nullopt when none starts there. Two-character operators
+// first.
+std::optional<std::pair<Tok, std::size_t>> operator_at(const std::string& s, std::size_t pos) {
+    static constexpr std::pair<std::string_view, Tok> operators[] = {
+        {"||", Tok::or_},        {"&&", Tok::and_},          {"!=", Tok::unequal},
+        {"<=", Tok::less_equal}, {">=", Tok::greater_equal}, {":=", Tok::colon_equal},
+        {"+=", Tok::plus_equal}, {"=", Tok::equal},          {"<", Tok::less},
+        {">", Tok::greater},     {"!", Tok::not_},           {"(", Tok::open_paren},
+        {")", Tok::close_paren}};
+    for (const auto& [text, kind] : operators)
+        if (s.compare(pos, text.size(), text) == 0) return std::pair{kind, text.size()};
+    return std::nullopt;
+}
+
+} // namespace
+
 // Reads the tokens of the next statement (one logical line) of the current file.
 // Returns false at the end of the file.
 bool Parser::next_statement(std::vector<Token>& out) {
@@ -183,48 +215,9 @@ bool Parser::next_statement(std::vector<Token>& out) {
         }
         if (out.empty()) stmt_line_ = f.line;
         Token t{Tok::word, {}, f.line, f.column()};
-        auto two = [&](char a, char b) {
-            return c == a && f.pos + 1 < s.size() && s[f.pos + 1] == b;
-        };
-        if (two('|', '|')) {
-            t.kind = Tok::or_;
-            f.pos += 2;
-        } else if (two('&', '&')) {
-            t.kind = Tok::and_;
-            f.pos += 2;
-        } else if (two('!', '=')) {
-            t.kind = Tok::unequal;
-            f.pos += 2;
-        } else if (two('<', '=')) {
-            t.kind = Tok::less_equal;
-            f.pos += 2;
-        } else if (two('>', '=')) {
-            t.kind = Tok::greater_equal;
-            f.pos += 2;
-        } else if (two(':', '=')) {
-            t.kind = Tok::colon_equal;
-            f.pos += 2;
-        } else if (two('+', '=')) {
-            t.kind = Tok::plus_equal;
-            f.pos += 2;
-        } else if (c == '=') {
-            t.kind = Tok::equal;
-            ++f.pos;
-        } else if (c == '<') {
-            t.kind = Tok::less;
-            ++f.pos;
-        } else if (c == '>') {
-            t.kind = Tok::greater;
-            ++f.pos;
-        } else if (c == '!') {
-            t.kind = Tok::not_;
-            ++f.pos;
-        } else if (c == '(') {
-            t.kind = Tok::open_paren;
-            ++f.pos;
-        } else if (c == ')') {
-            t.kind = Tok::close_paren;
-            ++f.pos;
+        if (auto op = operator_at(s, f.pos)) {
+            t.kind = op->first;
+            f.pos += op->second;
         } else if (c == '"' || c == '\'') {
             ++f.pos;
             t.kind = Tok::quoted;
@@ -255,14 +248,7 @@ bool Parser::next_statement(std::vector<Token>& out) {
         if (out.size() == 2 && out[0].kind == Tok::word &&
             (out[1].kind == Tok::equal || out[1].kind == Tok::colon_equal ||
              out[1].kind == Tok::plus_equal)) {
-            while (f.pos < s.size() && (s[f.pos] == ' ' || s[f.pos] == '\t'))
-                ++f.pos;
-            auto eol = s.find('\n', f.pos);
-            if (eol == std::string::npos) eol = s.size();
-            std::string value = s.substr(f.pos, eol - f.pos);
-            if (!value.empty() && value.back() == '\r') value.pop_back();
-            f.pos = eol;
-            out.push_back({Tok::word, value, f.line, 0});
+            out.push_back(raw_value(f));
             return true;
         }
     }

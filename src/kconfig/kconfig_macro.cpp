@@ -428,77 +428,10 @@ bool Parser::assume_probe(const std::string& command) {
     return true;
 }
 
-std::string Parser::assume_shell(const std::string& command) {
-    if (auto exact = evaluate_expr_command(command)) return *exact;
-    {
-        std::string norm = command;
-        auto replace_all = [&](const std::string& from, const std::string& to) {
-            if (from.empty()) return;
-            for (std::size_t p = norm.find(from); p != std::string::npos;
-                 p = norm.find(from, p + to.size()))
-                norm.replace(p, from.size(), to);
-        };
-        // The tree's path as $(srctree) expanded it: only where a word starts with it (the
-        // tree may be ".", whose every other dot is part of the command).
-        const std::string tree_prefix = in_.tree + "/";
-        for (std::size_t p = norm.find(tree_prefix); p != std::string::npos;
-             p = norm.find(tree_prefix, p + 1)) {
-            if (p > 0 && std::string_view(" \t'\"=(").find(norm[p - 1]) == std::string_view::npos)
-                continue;
-            norm.replace(p, in_.tree.size(), "$(srctree)");
-        }
-        if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
-            replace_all(it->second, "");
-        // A row is keyed by what the probe asks; only commands whose answer changed between
-        // the trees read carry a version: then the tree's own, else the newest older one.
-        const ProbeAnswer* found = nullptr;
-        auto version_of = [](const ProbeAnswer& a) {
-            std::pair<int, int> v{0, 0};
-            if (std::sscanf(a.version, "%d.%d", &v.first, &v.second) != 2) v = {0, 0};
-            return v;
-        };
-        const std::pair<int, int> tree_version{tree_.version_major, tree_.version_minor};
-        auto rank = [&](const ProbeAnswer& a) {
-            if (*a.version == 0 || version_of(a) == tree_version) return 3;
-            return version_of(a) < tree_version ? 2 : 1;
-        };
-        for (const auto& answer : probe_table) {
-            if (in_.srcarch != answer.srcarch || norm != answer.command) continue;
-            if (!found || rank(answer) > rank(*found) ||
-                (rank(answer) == 2 && rank(*found) == 2 && version_of(answer) > version_of(*found)))
-                found = &answer;
-        }
-        if (found) {
-            const auto& answer = *found;
-            if (norm.rfind("{ command -v ", 0) != 0) // the compiler exists: no news
-                tree_.assumptions.push_back({command, answer.output, here()});
-            return answer.output;
-        }
-    }
-    // if-success: "{ CMD; } >/dev/null 2>&1 && echo "A" || echo "B""
-    static const std::string open = "{ ";
-    static const std::string mid = "; } >/dev/null 2>&1 && echo \"";
-    std::string result;
-    bool known = false;
-    if (command.rfind(open, 0) == 0) {
-        auto m = command.find(mid);
-        auto alt = command.rfind("\" || echo \"");
-        if (m != std::string::npos && alt != std::string::npos && alt > m && command.size() >= 1 &&
-            command.back() == '"') {
-            std::string probe = command.substr(2, m - 2);
-            std::string yes = command.substr(m + mid.size(), alt - (m + mid.size()));
-            std::string no = command.substr(alt + 11, command.size() - 1 - (alt + 11));
-            bool ok = assume_probe(probe);
-            if (std::getenv("CMALIGN_KCONFIG_TRACE"))
-                std::fprintf(stderr, "probe: %s => %d\n", probe.c_str(), ok);
-            result = ok ? yes : no;
-            // Probes of plain text (test -z ...) are exact; only tool runs are assumptions.
-            if (!evaluate_test(probe) && probe.rfind("command -v", 0) != 0)
-                tree_.assumptions.push_back({probe, ok ? "succeeds" : "fails", here()});
-            return result;
-        }
-    }
-    // "set -- WORDS && echo $N": pure shell word splitting, exact.
+namespace {
+
+// "set -- WORDS && echo $N": pure shell word splitting, exact.
+std::optional<std::string> word_answer(const std::string& command) {
     if (command.rfind("set -- ", 0) == 0) {
         auto amp = command.find(" && echo $");
         if (amp != std::string::npos) {
@@ -513,37 +446,119 @@ std::string Parser::assume_shell(const std::string& command) {
                        : std::string{};
         }
     }
+    return std::nullopt;
+}
+
+// The version a toolchain script prints for Debian's gcc 12 (binutils 2.40) or, with LLVM=1,
+// clang 14; "" for any other command.
+std::string tool_version_answer(const std::string& command, bool llvm) {
+    std::string result;
     auto contains = [&](const char* s) { return command.find(s) != std::string::npos; };
-    bool llvm = false;
-    if (auto it = in_.options.env.find("LLVM"); it != in_.options.env.end())
-        llvm = !it->second.empty() && it->second != "0";
     if (contains("scripts/cc-version.sh")) {
         result = llvm ? "Clang 140006" : "GCC 120200";
-        known = true;
     } else if (contains("scripts/gcc-version.sh")) { // 5.10
         result = llvm ? "0" : "120200";
-        known = true;
     } else if (contains("scripts/clang-version.sh") || contains("scripts/lld-version.sh")) {
         result = llvm ? "140006" : "0";
-        known = true;
     } else if (contains("scripts/as-version.sh")) {
         result = llvm ? "LLVM 140006" : "GNU 24000";
-        known = true;
     } else if (contains("| $(srctree)/scripts/ld-version.sh") ||
                (contains("/scripts/ld-version.sh") && contains("--version |"))) {
         result = llvm ? "0" : "240000000"; // 5.10's awk script: 2.40 as one number
-        known = true;
     } else if (contains("scripts/ld-version.sh")) {
         result = llvm ? "LLD 140006" : "BFD 24000";
-        known = true;
     } else if (contains("scripts/rustc-version.sh") || contains("scripts/rustc-llvm-version.sh")) {
         result = "0";
-        known = true;
     } else if (contains("scripts/pahole-version.sh")) {
         result = "0";
-        known = true;
     }
-    (void)known;
+    return result;
+}
+
+} // namespace
+
+// The answer of the probe table (kconfig_probe_table.inc) to `command`, with the tree's path
+// and CROSS_COMPILE taken out of it.
+std::optional<std::string> Parser::probe_table_answer(const std::string& command) {
+    std::string norm = command;
+    auto replace_all = [&](const std::string& from, const std::string& to) {
+        if (from.empty()) return;
+        for (std::size_t p = norm.find(from); p != std::string::npos;
+             p = norm.find(from, p + to.size()))
+            norm.replace(p, from.size(), to);
+    };
+    // The tree's path as $(srctree) expanded it: only where a word starts with it (the
+    // tree may be ".", whose every other dot is part of the command).
+    const std::string tree_prefix = in_.tree + "/";
+    for (std::size_t p = norm.find(tree_prefix); p != std::string::npos;
+         p = norm.find(tree_prefix, p + 1)) {
+        if (p > 0 && std::string_view(" \t'\"=(").find(norm[p - 1]) == std::string_view::npos)
+            continue;
+        norm.replace(p, in_.tree.size(), "$(srctree)");
+    }
+    if (auto it = in_.options.env.find("CROSS_COMPILE"); it != in_.options.env.end())
+        replace_all(it->second, "");
+    // A row is keyed by what the probe asks; only commands whose answer changed between
+    // the trees read carry a version: then the tree's own, else the newest older one.
+    const ProbeAnswer* found = nullptr;
+    auto version_of = [](const ProbeAnswer& a) {
+        std::pair<int, int> v{0, 0};
+        if (std::sscanf(a.version, "%d.%d", &v.first, &v.second) != 2) v = {0, 0};
+        return v;
+    };
+    const std::pair<int, int> tree_version{tree_.version_major, tree_.version_minor};
+    auto rank = [&](const ProbeAnswer& a) {
+        if (*a.version == 0 || version_of(a) == tree_version) return 3;
+        return version_of(a) < tree_version ? 2 : 1;
+    };
+    for (const auto& answer : probe_table) {
+        if (in_.srcarch != answer.srcarch || norm != answer.command) continue;
+        if (!found || rank(answer) > rank(*found) ||
+            (rank(answer) == 2 && rank(*found) == 2 && version_of(answer) > version_of(*found)))
+            found = &answer;
+    }
+    if (found) {
+        const auto& answer = *found;
+        if (norm.rfind("{ command -v ", 0) != 0) // the compiler exists: no news
+            tree_.assumptions.push_back({command, answer.output, here()});
+        return answer.output;
+    }
+    return std::nullopt;
+}
+
+// if-success: "{ CMD; } >/dev/null 2>&1 && echo "A" || echo "B"", the probe assumed.
+std::optional<std::string> Parser::if_success_answer(const std::string& command) {
+    static const std::string open = "{ ";
+    static const std::string mid = "; } >/dev/null 2>&1 && echo \"";
+    if (command.rfind(open, 0) == 0) {
+        auto m = command.find(mid);
+        auto alt = command.rfind("\" || echo \"");
+        if (m != std::string::npos && alt != std::string::npos && alt > m && command.size() >= 1 &&
+            command.back() == '"') {
+            std::string probe = command.substr(2, m - 2);
+            std::string yes = command.substr(m + mid.size(), alt - (m + mid.size()));
+            std::string no = command.substr(alt + 11, command.size() - 1 - (alt + 11));
+            bool ok = assume_probe(probe);
+            if (std::getenv("CMALIGN_KCONFIG_TRACE"))
+                std::fprintf(stderr, "probe: %s => %d\n", probe.c_str(), ok);
+            // Probes of plain text (test -z ...) are exact; only tool runs are assumptions.
+            if (!evaluate_test(probe) && probe.rfind("command -v", 0) != 0)
+                tree_.assumptions.push_back({probe, ok ? "succeeds" : "fails", here()});
+            return ok ? yes : no;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string Parser::assume_shell(const std::string& command) {
+    if (auto exact = evaluate_expr_command(command)) return *exact;
+    if (auto answer = probe_table_answer(command)) return *answer;
+    if (auto answer = if_success_answer(command)) return *answer;
+    if (auto answer = word_answer(command)) return *answer;
+    bool llvm = false;
+    if (auto it = in_.options.env.find("LLVM"); it != in_.options.env.end())
+        llvm = !it->second.empty() && it->second != "0";
+    std::string result = tool_version_answer(command, llvm);
     tree_.assumptions.push_back({command, result, here()});
     if (std::getenv("CMALIGN_KCONFIG_TRACE"))
         std::fprintf(stderr, "assumed: %s => %s\n", command.c_str(), result.c_str());

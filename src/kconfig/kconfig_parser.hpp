@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -172,6 +173,8 @@ private:
     std::optional<std::string> env(const std::string& name) const;
     std::string shell(const std::string& command);
     std::string assume_shell(const std::string& command);
+    std::optional<std::string> probe_table_answer(const std::string& command);
+    std::optional<std::string> if_success_answer(const std::string& command);
     bool assume_probe(const std::string& command);
     void assign(const std::string& name, Tok op, const std::string& raw);
 
@@ -184,6 +187,11 @@ private:
     // ---- parser
     void parse_file(const std::string& rel, const std::string& full);
     void statement(std::vector<Token>& toks);
+    bool structure_statement(const std::vector<Token>& t);
+    bool entry_attribute(const std::vector<Token>& t);
+    bool dependency_attribute(const std::vector<Token>& t);
+    void need_entry(const Token& at, std::initializer_list<int> kinds);
+    void type_attribute(const std::vector<Token>& t, std::size_t& i, Type type);
     int parse_expr(const std::vector<Token>& t, std::size_t& i);
     int parse_and(const std::vector<Token>& t, std::size_t& i);
     int parse_unary(const std::vector<Token>& t, std::size_t& i);

@@ -10,49 +10,13 @@
 
 namespace cmalign::kernel::detail {
 
-void Deriver::resolve_max_order() {
-    definition_ = rules::find(rules::max_order_definitions(), m_.version);
-    const auto* kc = rules::find(rules::max_order_kconfig(), m_.arch, m_.version);
-    const int generic_default = definition_->generic_default;
-
-    int def = generic_default;
-    std::optional<std::pair<int, int>> range;
-    if (kc && kc->symbol) {
-        for (const auto& d : kc->defaults) {
-            if (holds(d.when)) {
-                def = d.value;
-                break;
-            }
-        }
-        for (const auto& r : kc->ranges) {
-            if (holds(r.when)) {
-                range = std::pair{r.lo, r.hi};
-                break;
-            }
-        }
-    }
-    // The version's spelling, and the other one (renamed in v6.1).
-    const char* spelling =
-        (kc && kc->symbol) ? kc->symbol
-                           : (KernelVersion{6, 1, 0, false} <= m_.version ? "ARCH_FORCE_MAX_ORDER"
-                                                                          : "FORCE_MAX_ZONEORDER");
-    const char* other = std::string_view(spelling) == "ARCH_FORCE_MAX_ORDER"
-                            ? "FORCE_MAX_ZONEORDER"
-                            : "ARCH_FORCE_MAX_ORDER";
-    max_order_symbol_ = spelling;
-    const std::string where_defined =
-        kc ? source_text(kc->source, kc->versions, kc->note) : std::string{};
-
-    const kconfig::Entry* e = entry(spelling);
-    if (!e) {
-        if (const auto* o = entry(other))
-            warn(o->where,
-                 fmt::format("CONFIG_{} is not a symbol of {} (renamed {} → ARCH_FORCE_MAX_ORDER "
-                             "in v6.1): Kconfig ignores it",
-                             other, version_name(), "FORCE_MAX_ZONEORDER"));
-    }
+// The raw value the kernel builds with: the user's where upstream (or a vendor kernel) takes
+// it, else the default `def`; what was read or assumed goes to `inputs`.
+int Deriver::max_order_raw(const kconfig::Entry* e, const rules::MaxOrderKconfigRow* kc, int def,
+                           std::optional<std::pair<int, int>> range,
+                           const std::string& where_defined, const char* spelling,
+                           std::vector<StepInput>& inputs) {
     int raw = def;
-    std::vector<StepInput> inputs;
     if (e) {
         inputs.push_back(input(*e));
         auto v = parse_int(e->value);
@@ -103,20 +67,11 @@ void Deriver::resolve_max_order() {
                            spelling, to_string(m_.arch), def, m_.page_size / 1024, kc->source,
                            kc->versions.str(), *kc->note ? fmt::format("; {}", kc->note) : ""));
     }
-    int mpo = definition_->exclusive ? raw - 1 : raw;
-    if (mpo < 0) {
-        warn(e ? e->where : Location{},
-             fmt::format("CONFIG_{}={} gives a negative max order: using the default {}", spelling,
-                         raw, def),
-             "kernel-config-range");
-        raw = def;
-        mpo = definition_->exclusive ? raw - 1 : raw;
-    }
-    max_order_entry_ = e;
-    max_order_raw_ = raw;
-    m_.max_page_order = mpo;
+    return raw;
+}
 
-    // mmzone.h: "#error Allocator MAX_ORDER exceeds SECTION_SIZE" (SPARSEMEM only).
+// mmzone.h: "#error Allocator MAX_ORDER exceeds SECTION_SIZE" (SPARSEMEM only).
+void Deriver::check_section_size(const kconfig::Entry* e, int mpo) {
     bool sparsemem = rules::info(m_.arch).always_sparsemem || flag("SPARSEMEM").value_or(false);
     if (const auto* section = rules::find(rules::section_sizes(), m_.version, [&](const auto& s) {
             return s.arch == m_.arch && holds(s.when);
@@ -131,6 +86,65 @@ void Deriver::resolve_max_order() {
                              mpo, m_.page_shift, s.bits, s.source),
                  "kernel-config-range");
     }
+}
+
+void Deriver::resolve_max_order() {
+    definition_ = rules::find(rules::max_order_definitions(), m_.version);
+    const auto* kc = rules::find(rules::max_order_kconfig(), m_.arch, m_.version);
+    const int generic_default = definition_->generic_default;
+
+    int def = generic_default;
+    std::optional<std::pair<int, int>> range;
+    if (kc && kc->symbol) {
+        for (const auto& d : kc->defaults) {
+            if (holds(d.when)) {
+                def = d.value;
+                break;
+            }
+        }
+        for (const auto& r : kc->ranges) {
+            if (holds(r.when)) {
+                range = std::pair{r.lo, r.hi};
+                break;
+            }
+        }
+    }
+    // The version's spelling, and the other one (renamed in v6.1).
+    const char* spelling =
+        (kc && kc->symbol) ? kc->symbol
+                           : (KernelVersion{6, 1, 0, false} <= m_.version ? "ARCH_FORCE_MAX_ORDER"
+                                                                          : "FORCE_MAX_ZONEORDER");
+    const char* other = std::string_view(spelling) == "ARCH_FORCE_MAX_ORDER"
+                            ? "FORCE_MAX_ZONEORDER"
+                            : "ARCH_FORCE_MAX_ORDER";
+    max_order_symbol_ = spelling;
+    const std::string where_defined =
+        kc ? source_text(kc->source, kc->versions, kc->note) : std::string{};
+
+    const kconfig::Entry* e = entry(spelling);
+    if (!e) {
+        if (const auto* o = entry(other))
+            warn(o->where,
+                 fmt::format("CONFIG_{} is not a symbol of {} (renamed {} → ARCH_FORCE_MAX_ORDER "
+                             "in v6.1): Kconfig ignores it",
+                             other, version_name(), "FORCE_MAX_ZONEORDER"));
+    }
+    std::vector<StepInput> inputs;
+    int raw = max_order_raw(e, kc, def, range, where_defined, spelling, inputs);
+    int mpo = definition_->exclusive ? raw - 1 : raw;
+    if (mpo < 0) {
+        warn(e ? e->where : Location{},
+             fmt::format("CONFIG_{}={} gives a negative max order: using the default {}", spelling,
+                         raw, def),
+             "kernel-config-range");
+        raw = def;
+        mpo = definition_->exclusive ? raw - 1 : raw;
+    }
+    max_order_entry_ = e;
+    max_order_raw_ = raw;
+    m_.max_page_order = mpo;
+
+    check_section_size(e, mpo);
 
     std::string rule = fmt::format(fmt::runtime(definition_->rule), fmt::arg("sym", spelling));
     std::string source = source_text(definition_->source, definition_->versions);
@@ -216,9 +230,44 @@ void Deriver::resolve_page_block_option() {
          std::move(source), std::move(inputs));
 }
 
+// One operand of a pageblock formula: the HugeTLB or PMD order, the max order or the page block
+// option; each order the geometry gives is a derivation step.
+std::optional<OrderRange> Deriver::pageblock_operand(rules::Operand o) {
+    using O = rules::Operand;
+    if (o == O::max_order && pbo_backport_) o = O::page_block_option;
+    switch (o) {
+    case O::hugetlb_order: {
+        auto r = order_of(geometry_->hugetlb, m_.page_shift, mmu_choices());
+        step("hugetlb_page_order",
+             r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
+             r && r->runtime ? fmt::format("{} → {}..{}", geometry_->hugetlb.formula, r->lo, r->hi)
+                             : geometry_->hugetlb.formula,
+             source_text(geometry_->source, geometry_->versions),
+             page_size_entry_ ? std::vector<StepInput>{input(*page_size_entry_)}
+                              : std::vector<StepInput>{});
+        return r;
+    }
+    case O::pmd_order: {
+        auto r = order_of(geometry_->pmd, m_.page_shift, mmu_choices());
+        step("hpage_pmd_order", r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
+             r && r->runtime ? fmt::format("{} → {}..{}", geometry_->pmd.formula, r->lo, r->hi)
+                             : geometry_->pmd.formula,
+             source_text(geometry_->source, geometry_->versions),
+             page_size_entry_ ? std::vector<StepInput>{input(*page_size_entry_)}
+                              : std::vector<StepInput>{});
+        return r;
+    }
+    case O::max_order:
+        return OrderRange{m_.max_page_order, m_.max_page_order, false};
+    case O::page_block_option:
+        if (!m_.page_block_order_option) return std::nullopt;
+        return OrderRange{*m_.page_block_order_option, *m_.page_block_order_option, false};
+    }
+    return std::nullopt;
+}
+
 void Deriver::resolve_pageblock_order() {
     using C = rules::PageblockCase;
-    using O = rules::Operand;
     bool variable =
         geometry_ && (geometry_->hugetlb.kind == rules::OrderSpec::Kind::runtime_shifts ||
                       geometry_->hugetlb.kind == rules::OrderSpec::Kind::runtime_orders);
@@ -233,43 +282,9 @@ void Deriver::resolve_pageblock_order() {
         return;
     }
 
-    auto operand = [&](O o) -> std::optional<OrderRange> {
-        if (o == O::max_order && pbo_backport_) o = O::page_block_option;
-        switch (o) {
-        case O::hugetlb_order: {
-            auto r = order_of(geometry_->hugetlb, m_.page_shift, mmu_choices());
-            step("hugetlb_page_order",
-                 r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
-                 r && r->runtime
-                     ? fmt::format("{} → {}..{}", geometry_->hugetlb.formula, r->lo, r->hi)
-                     : geometry_->hugetlb.formula,
-                 source_text(geometry_->source, geometry_->versions),
-                 page_size_entry_ ? std::vector<StepInput>{input(*page_size_entry_)}
-                                  : std::vector<StepInput>{});
-            return r;
-        }
-        case O::pmd_order: {
-            auto r = order_of(geometry_->pmd, m_.page_shift, mmu_choices());
-            step("hpage_pmd_order",
-                 r && !r->runtime ? std::optional<long long>(r->lo) : std::nullopt,
-                 r && r->runtime ? fmt::format("{} → {}..{}", geometry_->pmd.formula, r->lo, r->hi)
-                                 : geometry_->pmd.formula,
-                 source_text(geometry_->source, geometry_->versions),
-                 page_size_entry_ ? std::vector<StepInput>{input(*page_size_entry_)}
-                                  : std::vector<StepInput>{});
-            return r;
-        }
-        case O::max_order:
-            return OrderRange{m_.max_page_order, m_.max_page_order, false};
-        case O::page_block_option:
-            if (!m_.page_block_order_option) return std::nullopt;
-            return OrderRange{*m_.page_block_order_option, *m_.page_block_order_option, false};
-        }
-        return std::nullopt;
-    };
-    auto a = operand(row->formula.a);
+    auto a = pageblock_operand(row->formula.a);
     std::optional<OrderRange> b;
-    if (row->formula.min_with) b = operand(*row->formula.min_with);
+    if (row->formula.min_with) b = pageblock_operand(*row->formula.min_with);
     if (!a || (row->formula.min_with && !b)) {
         error({}, "internal: a pageblock formula operand is missing");
         return;
@@ -307,7 +322,11 @@ void Deriver::resolve_pageblock_order() {
          m_.pageblock_order ? std::optional<long long>(*m_.pageblock_order) : std::nullopt,
          "pageblock_order = " + rule, std::move(source), std::move(inputs));
 
-    // CMA alignment.
+    resolve_cma_alignment();
+}
+
+// CMA_MIN_ALIGNMENT_BYTES from the max order and pageblock_order, as the version computes it.
+void Deriver::resolve_cma_alignment() {
     const auto* cma = rules::find(rules::cma_alignment_rules(), m_.version);
     // Up to v5.18 the alignment is PAGE_SIZE << max(MPO, pageblock_order): when every value the
     // boot may give pageblock_order is at most MPO (powerpc's HUGETLB_PAGE_SIZE_VARIABLE: hash

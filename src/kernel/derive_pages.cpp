@@ -10,6 +10,70 @@
 
 namespace cmalign::kernel::detail {
 
+// The page size when the arch's choice is not in the configuration: the generic symbols Kconfig
+// derives from it, CONFIG_PAGE_SHIFT, else the choice's default (assumed). `shift` stays 0 when
+// none tells.
+void Deriver::unselected_page_shift(const std::vector<const rules::PageSizeRow*>& rows, int& shift,
+                                    std::string& rule, const char*& source,
+                                    std::vector<StepInput>& inputs) {
+    // The arch's choice is not in the config: the generic symbols Kconfig derives from it
+    // (≥ v6.10) still say which it was.
+    for (const auto& g : rules::generic_page_sizes()) {
+        if (!flag(g.symbol).value_or(false)) continue;
+        shift = g.page_shift;
+        page_size_entry_ = entry(g.symbol);
+        inputs.push_back(input(*page_size_entry_));
+        rule = fmt::format("CONFIG_{}=y → PAGE_SHIFT {}", g.symbol, shift);
+        source = g.source;
+        break;
+    }
+    if (shift == 0) {
+        if (const auto* e = entry("PAGE_SHIFT"); e && parse_int(e->value)) {
+            auto v = *parse_int(e->value);
+            if (v >= 12 && v <= 18) {
+                shift = static_cast<int>(v);
+                page_size_entry_ = e;
+                inputs.push_back(input(*e));
+                rule = fmt::format("CONFIG_PAGE_SHIFT = {}", shift);
+                source = "arch/Kconfig";
+            }
+        }
+    }
+    if (shift == 0) {
+        m_.page_shift = 0;
+        for (const auto* r : rows) {
+            if (!r->default_if || !holds(*r->default_if)) continue;
+            shift = r->page_shift;
+            inputs.push_back(assumed(r->symbol, "y"));
+            rule = fmt::format("choice default CONFIG_{} → PAGE_SHIFT {}", r->symbol, shift);
+            source = r->source;
+            assume(fmt::format("no page size selected: using the {} default CONFIG_{} "
+                               "({} KiB pages, {})",
+                               to_string(m_.arch), r->symbol, (1 << shift) / 1024, r->source));
+            break;
+        }
+    }
+}
+
+// Cross-check the symbols Kconfig derives from the choice (≥ v6.10); a stale value left by an
+// earlier file is recomputed by olddefconfig, so it only earns a warning.
+void Deriver::cross_check_page_size(int shift) {
+    for (const auto& g : rules::generic_page_sizes()) {
+        const auto* e = entry(g.symbol);
+        if (e && e != page_size_entry_ && flag(g.symbol).value_or(false) && g.page_shift != shift)
+            warn(e->where, fmt::format("CONFIG_{}=y disagrees with CONFIG_{}={}: Kconfig "
+                                       "derives it from the page size choice, so it is ignored",
+                                       g.symbol, page_size_entry_->name, page_size_entry_->value));
+    }
+    if (const auto* e = entry("PAGE_SHIFT"); e && e != page_size_entry_) {
+        if (auto v = parse_int(e->value); v && *v != shift)
+            warn(e->where, fmt::format("CONFIG_PAGE_SHIFT={} disagrees with CONFIG_{}={}: "
+                                       "Kconfig derives it from the page size choice, so it is "
+                                       "ignored",
+                                       *v, page_size_entry_->name, page_size_entry_->value));
+    }
+}
+
 bool Deriver::resolve_page_size() {
     std::vector<const rules::PageSizeRow*> rows;
     for (const auto& r : rules::page_sizes())
@@ -57,45 +121,7 @@ bool Deriver::resolve_page_size() {
             rule =
                 fmt::format("CONFIG_{}=y → PAGE_SHIFT {}", selected.front().first->symbol, shift);
         } else {
-            // The arch's choice is not in the config: the generic symbols Kconfig derives from it
-            // (≥ v6.10) still say which it was.
-            for (const auto& g : rules::generic_page_sizes()) {
-                if (!flag(g.symbol).value_or(false)) continue;
-                shift = g.page_shift;
-                page_size_entry_ = entry(g.symbol);
-                inputs.push_back(input(*page_size_entry_));
-                rule = fmt::format("CONFIG_{}=y → PAGE_SHIFT {}", g.symbol, shift);
-                source = g.source;
-                break;
-            }
-            if (shift == 0) {
-                if (const auto* e = entry("PAGE_SHIFT"); e && parse_int(e->value)) {
-                    auto v = *parse_int(e->value);
-                    if (v >= 12 && v <= 18) {
-                        shift = static_cast<int>(v);
-                        page_size_entry_ = e;
-                        inputs.push_back(input(*e));
-                        rule = fmt::format("CONFIG_PAGE_SHIFT = {}", shift);
-                        source = "arch/Kconfig";
-                    }
-                }
-            }
-            if (shift == 0) {
-                m_.page_shift = 0;
-                for (const auto* r : rows) {
-                    if (!r->default_if || !holds(*r->default_if)) continue;
-                    shift = r->page_shift;
-                    inputs.push_back(assumed(r->symbol, "y"));
-                    rule =
-                        fmt::format("choice default CONFIG_{} → PAGE_SHIFT {}", r->symbol, shift);
-                    source = r->source;
-                    assume(fmt::format("no page size selected: using the {} default CONFIG_{} "
-                                       "({} KiB pages, {})",
-                                       to_string(m_.arch), r->symbol, (1 << shift) / 1024,
-                                       r->source));
-                    break;
-                }
-            }
+            unselected_page_shift(rows, shift, rule, source, inputs);
         }
     }
     if (shift == 0) {
@@ -105,26 +131,7 @@ bool Deriver::resolve_page_size() {
     m_.page_shift = shift;
     m_.page_size = std::uint64_t{1} << shift;
 
-    // Cross-check the symbols Kconfig derives from the choice (≥ v6.10); a stale value left by
-    // an earlier file is recomputed by olddefconfig, so it only earns a warning.
-    if (page_size_entry_) {
-        for (const auto& g : rules::generic_page_sizes()) {
-            const auto* e = entry(g.symbol);
-            if (e && e != page_size_entry_ && flag(g.symbol).value_or(false) &&
-                g.page_shift != shift)
-                warn(e->where,
-                     fmt::format("CONFIG_{}=y disagrees with CONFIG_{}={}: Kconfig "
-                                 "derives it from the page size choice, so it is ignored",
-                                 g.symbol, page_size_entry_->name, page_size_entry_->value));
-        }
-        if (const auto* e = entry("PAGE_SHIFT"); e && e != page_size_entry_) {
-            if (auto v = parse_int(e->value); v && *v != shift)
-                warn(e->where, fmt::format("CONFIG_PAGE_SHIFT={} disagrees with CONFIG_{}={}: "
-                                           "Kconfig derives it from the page size choice, so it is "
-                                           "ignored",
-                                           *v, page_size_entry_->name, page_size_entry_->value));
-        }
-    }
+    if (page_size_entry_) cross_check_page_size(shift);
     // Facts for the Kconfig conditions of later rows.
     for (const auto* r : rows)
         if (r->symbol) facts_[r->symbol] = r->page_shift == shift;

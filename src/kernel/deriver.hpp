@@ -186,10 +186,20 @@ private:
     bool resolve_version();
     void resolve_bits();
     bool resolve_page_size();
+    void unselected_page_shift(const std::vector<const rules::PageSizeRow*>& rows, int& shift,
+                               std::string& rule, const char*& source,
+                               std::vector<StepInput>& inputs);
+    void cross_check_page_size(int shift);
     void resolve_huge_pages();
     void resolve_max_order();
+    int max_order_raw(const kconfig::Entry* e, const rules::MaxOrderKconfigRow* kc, int def,
+                      std::optional<std::pair<int, int>> range, const std::string& where_defined,
+                      const char* spelling, std::vector<StepInput>& inputs);
+    void check_section_size(const kconfig::Entry* e, int mpo);
     void resolve_page_block_option();
     void resolve_pageblock_order();
+    std::optional<OrderRange> pageblock_operand(rules::Operand o);
+    void resolve_cma_alignment();
     void resolve_cma();
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/core/strings.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
 
@@ -74,21 +75,13 @@ std::string v(const KernelVersion& version) {
     return "v" + version.str();
 }
 
-std::string trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return std::string(s);
-}
-
 std::vector<std::string> split_commas(std::string_view text) {
     std::vector<std::string> out;
     std::size_t start = 0;
     while (start <= text.size()) {
         auto comma = text.find(',', start);
         if (comma == std::string_view::npos) comma = text.size();
-        out.push_back(trim(text.substr(start, comma - start)));
+        out.push_back(std::string(trim(text.substr(start, comma - start))));
         start = comma + 1;
     }
     return out;

@@ -68,75 +68,78 @@ double Layout::height() const {
     return h;
 }
 
-Layout build(const std::string& input, const checks::Result& result, const kernel::Model& model,
-             const std::optional<fix::Plan>& plan) {
-    const auto& rv = result.reservations;
-    Layout layout;
-    layout.input = input;
-    layout.arch = kernel::to_string(model.arch);
-    layout.kernel_version = model.version.str();
-    layout.page_size = model.page_size;
-    layout.alignment = fix::required_alignment(model);
-    layout.alignment_at_boot = !model.cma_min_alignment_bytes.has_value();
-    for (const auto& step : model.derivation)
-        if (step.quantity == "cma_min_alignment_bytes") layout.alignment_rule = step.rule;
-    layout.errors = result.count(Severity::error);
-    layout.warnings = result.count(Severity::warning);
+namespace {
 
+std::vector<Bank> banks_of(const reserved::Reservations& rv) {
+    std::vector<Bank> banks;
     for (const auto& bank : rv.memory) {
         Bank b;
         b.label = last_component(bank.path);
         b.base = bank.range.base;
         b.size = bank.range.size;
-        for (const auto& other : layout.banks)
-            if (other.label == b.label) b.label += fmt::format(" #{}", layout.banks.size() + 1);
-        layout.banks.push_back(std::move(b));
+        for (const auto& other : banks)
+            if (other.label == b.label) b.label += fmt::format(" #{}", banks.size() + 1);
+        banks.push_back(std::move(b));
     }
-    std::sort(layout.banks.begin(), layout.banks.end(),
+    std::sort(banks.begin(), banks.end(),
               [](const Bank& a, const Bank& b) { return a.base < b.base; });
+    return banks;
+}
 
-    // What the checks said about each node: its worst finding.
-    auto finding = [&](const std::string& path, Severity severity) -> const Diagnostic* {
+// A region as drawn: its status and why (the worst finding of the checks), whether its edges
+// sit on the CMA grid, and what `fix` would make of it.
+Block block_of(const reserved::Region& region, const checks::Result& result,
+               const std::optional<std::uint64_t>& alignment,
+               const std::optional<fix::Plan>& plan) {
+    auto finding = [&](Severity severity) -> const Diagnostic* {
         for (const auto& d : result.diagnostics)
-            if (d.node == path && d.severity == severity) return &d;
+            if (d.node == region.path && d.severity == severity) return &d;
         return nullptr;
     };
+    Block b;
+    b.label = region.name;
+    b.path = region.path;
+    b.kind = reserved::to_string(region.kind);
+    b.base = region.base;
+    b.size = *region.size;
+    b.no_map = region.no_map;
+    b.reusable = region.reusable;
+    if (const auto* e = finding(Severity::error)) {
+        b.status = Status::rejected;
+        b.reason = e->message;
+    } else if (region.kind == reserved::Kind::inactive) {
+        b.status = Status::inactive;
+        b.reason = region.inactive_reason;
+    } else if (const auto* w = finding(Severity::warning)) {
+        b.status = Status::warning;
+        b.reason = w->message;
+    }
+    if (region.kind == reserved::Kind::cma && alignment && *alignment) {
+        if (b.base) b.base_aligned = *b.base % *alignment == 0;
+        b.size_aligned = b.size % *alignment == 0;
+    }
+    if (plan) {
+        for (const auto& e : plan->edits)
+            if (e.node == region.path && e.new_value != e.old_value) b.fixed_size = e.new_value;
+        for (const auto& d : plan->diagnostics)
+            if (d.node == region.path && d.severity == Severity::error && b.fix_blocked.empty())
+                b.fix_blocked = d.message;
+    }
+    return b;
+}
 
+// Every region with a size (placed or dynamic) and every /memreserve/ entry, placed ones in
+// address order.
+void add_blocks(const checks::Result& result, const std::optional<fix::Plan>& plan,
+                Layout& layout) {
+    const auto& rv = result.reservations;
     for (const auto& region : rv.regions) {
         if (!region.size) {
             layout.notes.push_back(
                 fmt::format("{}: no size the kernel reads, not drawn", region.path));
             continue;
         }
-        Block b;
-        b.label = region.name;
-        b.path = region.path;
-        b.kind = reserved::to_string(region.kind);
-        b.base = region.base;
-        b.size = *region.size;
-        b.no_map = region.no_map;
-        b.reusable = region.reusable;
-        if (const auto* e = finding(region.path, Severity::error)) {
-            b.status = Status::rejected;
-            b.reason = e->message;
-        } else if (region.kind == reserved::Kind::inactive) {
-            b.status = Status::inactive;
-            b.reason = region.inactive_reason;
-        } else if (const auto* w = finding(region.path, Severity::warning)) {
-            b.status = Status::warning;
-            b.reason = w->message;
-        }
-        if (region.kind == reserved::Kind::cma && layout.alignment && *layout.alignment) {
-            if (b.base) b.base_aligned = *b.base % *layout.alignment == 0;
-            b.size_aligned = b.size % *layout.alignment == 0;
-        }
-        if (plan) {
-            for (const auto& e : plan->edits)
-                if (e.node == region.path && e.new_value != e.old_value) b.fixed_size = e.new_value;
-            for (const auto& d : plan->diagnostics)
-                if (d.node == region.path && d.severity == Severity::error && b.fix_blocked.empty())
-                    b.fix_blocked = d.message;
-        }
+        Block b = block_of(region, result, layout.alignment, plan);
         (b.base ? layout.placed : layout.dynamic).push_back(std::move(b));
     }
     int index = 0;
@@ -151,9 +154,11 @@ Layout build(const std::string& input, const checks::Result& result, const kerne
     }
     std::stable_sort(layout.placed.begin(), layout.placed.end(),
                      [](const Block& a, const Block& b) { return *a.base < *b.base; });
+}
 
-    // Lanes: first lane whose last block ends at or before this one's base (fixed size counted,
-    // so the proposed extent does not hide a neighbour).
+// Lanes: first lane whose last block ends at or before this one's base (fixed size counted, so
+// the proposed extent does not hide a neighbour).
+void assign_lanes(Layout& layout) {
     std::vector<std::uint64_t> lane_end;
     for (auto& b : layout.placed) {
         const std::uint64_t end = end_of(*b.base, std::max(b.size, b.fixed_size.value_or(0)));
@@ -165,8 +170,10 @@ Layout build(const std::string& input, const checks::Result& result, const kerne
         b.lane = static_cast<int>(lane);
     }
     layout.lanes = std::max<int>(1, static_cast<int>(lane_end.size()));
+}
 
-    // The axis: every start and end cuts it.
+// The axis: every start and end cuts it.
+std::vector<Segment> axis_of(const Layout& layout) {
     std::set<std::uint64_t> cuts;
     for (const auto& b : layout.banks) {
         cuts.insert(b.base);
@@ -189,20 +196,42 @@ Layout build(const std::string& input, const checks::Result& result, const kerne
         }
         return false;
     };
-    if (cuts.size() >= 2) {
-        auto it = cuts.begin();
-        std::uint64_t prev = *it++;
-        for (; it != cuts.end(); ++it) {
-            Segment s;
-            s.begin = prev;
-            s.end = *it;
-            s.in_memory = covered_by_bank(s.begin, s.end);
-            s.gap = !s.in_memory && !covered_by_block(s.begin, s.end);
-            s.height = height_of(s.end - s.begin, s.gap);
-            layout.axis.push_back(s);
-            prev = *it;
-        }
+    std::vector<Segment> axis;
+    if (cuts.size() < 2) return axis;
+    auto it = cuts.begin();
+    std::uint64_t prev = *it++;
+    for (; it != cuts.end(); ++it) {
+        Segment s;
+        s.begin = prev;
+        s.end = *it;
+        s.in_memory = covered_by_bank(s.begin, s.end);
+        s.gap = !s.in_memory && !covered_by_block(s.begin, s.end);
+        s.height = height_of(s.end - s.begin, s.gap);
+        axis.push_back(s);
+        prev = *it;
     }
+    return axis;
+}
+
+} // namespace
+
+Layout build(const std::string& input, const checks::Result& result, const kernel::Model& model,
+             const std::optional<fix::Plan>& plan) {
+    Layout layout;
+    layout.input = input;
+    layout.arch = kernel::to_string(model.arch);
+    layout.kernel_version = model.version.str();
+    layout.page_size = model.page_size;
+    layout.alignment = fix::required_alignment(model);
+    layout.alignment_at_boot = !model.cma_min_alignment_bytes.has_value();
+    for (const auto& step : model.derivation)
+        if (step.quantity == "cma_min_alignment_bytes") layout.alignment_rule = step.rule;
+    layout.errors = result.count(Severity::error);
+    layout.warnings = result.count(Severity::warning);
+    layout.banks = banks_of(result.reservations);
+    add_blocks(result, plan, layout);
+    assign_lanes(layout);
+    layout.axis = axis_of(layout);
     if (layout.banks.empty())
         layout.notes.push_back("no /memory bank with a size: RAM cannot be drawn");
     if (!layout.alignment)

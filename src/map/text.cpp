@@ -119,94 +119,111 @@ char strip_char(const Layout& layout, std::uint64_t lo, std::uint64_t hi) {
     return c;
 }
 
-} // namespace
+// Back from axis units to addresses: the segment that holds `y`.
+std::uint64_t address_at(const Layout& layout, double y) {
+    double acc = 0;
+    for (const auto& seg : layout.axis) {
+        if (y <= acc + seg.height) {
+            const double f = seg.height > 0 ? (y - acc) / seg.height : 0;
+            return seg.begin +
+                   static_cast<std::uint64_t>(f * static_cast<double>(seg.end - seg.begin));
+        }
+        acc += seg.height;
+    }
+    return layout.axis.empty() ? std::uint64_t{0} : layout.axis.back().end;
+}
 
-std::string render_text(const Layout& layout, int columns) {
-    const std::size_t cols = static_cast<std::size_t>(std::max(columns, 60));
-    std::string out;
-    auto line = [&](const std::string& s) { out += fit(s, cols) + "\n"; };
+// The text picture, drawn top to bottom into `out_`.
+class TextMap {
+public:
+    TextMap(const Layout& layout, int columns)
+        : layout_(layout), cols_(static_cast<std::size_t>(std::max(columns, 60))),
+          digits_(address_digits(layout)), pad_(static_cast<std::size_t>(digits_) + 3, ' ') {}
 
-    line(fmt::format("cmalign map: {}", layout.input));
-    std::string align = layout.alignment
-                            ? fmt::format("CMA alignment {}{}", format_size(*layout.alignment),
-                                          layout.alignment_at_boot ? " (largest; set at boot)" : "")
-                            : std::string("no CMA alignment");
-    line(fmt::format("{} {}, {} pages, {}; {} error{}, {} warning{}", layout.arch,
-                     layout.kernel_version, format_size(layout.page_size), align, layout.errors,
-                     layout.errors == 1 ? "" : "s", layout.warnings,
-                     layout.warnings == 1 ? "" : "s"));
+    std::string render() {
+        header();
+        strips();
+        out_ += "\n";
+        placed_blocks();
+        if (!layout_.dynamic.empty()) {
+            out_ += "\n";
+            line("placed by the kernel at boot (no reg):");
+            for (const auto& b : layout_.dynamic)
+                block_lines(b, std::string(static_cast<std::size_t>(digits_) + 2, ' ') + " ");
+        }
+        for (const auto& n : layout_.notes)
+            for (const auto& w : wrap("note: " + n, cols_))
+                line(w);
+        line("marks: ✓ CMA ok  ■ reserved  ✗ rejected  ! warning  · inactive  ▒ memreserve");
+        return std::move(out_);
+    }
+
+private:
+    static constexpr std::size_t name_w = 26;
+    const Layout& layout_;
+    const std::size_t cols_;
+    const int digits_;
+    const std::string pad_;
+    std::string out_;
+    int open_banks_ = 0;
 
     // Address width: hex digits of the highest address drawn.
-    std::uint64_t highest = 0;
-    for (const auto& s : layout.axis)
-        highest = std::max(highest, s.end);
-    int digits = 8;
-    while (digits < 16 && (highest >> (4 * digits)) != 0)
-        ++digits;
-    auto addr = [&](std::uint64_t a) { return fmt::format("0x{:0{}x}", a, digits); };
+    static int address_digits(const Layout& layout) {
+        std::uint64_t highest = 0;
+        for (const auto& s : layout.axis)
+            highest = std::max(highest, s.end);
+        int digits = 8;
+        while (digits < 16 && (highest >> (4 * digits)) != 0)
+            ++digits;
+        return digits;
+    }
+
+    void line(const std::string& s) { out_ += fit(s, cols_) + "\n"; }
+    std::string addr(std::uint64_t a) const { return fmt::format("0x{:0{}x}", a, digits_); }
+    const char* rail() const { return open_banks_ > 0 ? "│" : " "; }
+
+    void header() {
+        line(fmt::format("cmalign map: {}", layout_.input));
+        std::string align =
+            layout_.alignment
+                ? fmt::format("CMA alignment {}{}", format_size(*layout_.alignment),
+                              layout_.alignment_at_boot ? " (largest; set at boot)" : "")
+                : std::string("no CMA alignment");
+        line(fmt::format("{} {}, {} pages, {}; {} error{}, {} warning{}", layout_.arch,
+                         layout_.kernel_version, format_size(layout_.page_size), align,
+                         layout_.errors, layout_.errors == 1 ? "" : "s", layout_.warnings,
+                         layout_.warnings == 1 ? "" : "s"));
+    }
 
     // Strips, one per bank.
-    const std::size_t strip = cols - 4;
-    for (const auto& bank : layout.banks) {
-        out += "\n";
-        line(fmt::format("{}: {} at {}", bank.label, format_size(bank.size), addr(bank.base)));
-        const double y0 = layout.y(bank.base);
-        const double y1 = layout.y(bank.base + bank.size);
-        std::string s = " |";
-        for (std::size_t i = 0; i < strip - 2; ++i) {
-            const double a =
-                y0 + (y1 - y0) * static_cast<double>(i) / static_cast<double>(strip - 2);
-            const double b =
-                y0 + (y1 - y0) * static_cast<double>(i + 1) / static_cast<double>(strip - 2);
-            // Back from axis units to addresses: the segment that holds each end.
-            auto address_at = [&](double y) {
-                double acc = 0;
-                for (const auto& seg : layout.axis) {
-                    if (y <= acc + seg.height) {
-                        const double f = seg.height > 0 ? (y - acc) / seg.height : 0;
-                        return seg.begin + static_cast<std::uint64_t>(
-                                               f * static_cast<double>(seg.end - seg.begin));
-                    }
-                    acc += seg.height;
-                }
-                return layout.axis.empty() ? std::uint64_t{0} : layout.axis.back().end;
-            };
-            std::uint64_t lo = address_at(a), hi = address_at(b);
-            if (hi <= lo) hi = lo + 1;
-            s += strip_char(layout, lo, hi);
+    void strips() {
+        const std::size_t strip = cols_ - 4;
+        for (const auto& bank : layout_.banks) {
+            out_ += "\n";
+            line(fmt::format("{}: {} at {}", bank.label, format_size(bank.size), addr(bank.base)));
+            const double y0 = layout_.y(bank.base);
+            const double y1 = layout_.y(bank.base + bank.size);
+            std::string s = " |";
+            for (std::size_t i = 0; i < strip - 2; ++i) {
+                const double a =
+                    y0 + (y1 - y0) * static_cast<double>(i) / static_cast<double>(strip - 2);
+                const double b =
+                    y0 + (y1 - y0) * static_cast<double>(i + 1) / static_cast<double>(strip - 2);
+                std::uint64_t lo = address_at(layout_, a), hi = address_at(layout_, b);
+                if (hi <= lo) hi = lo + 1;
+                s += strip_char(layout_, lo, hi);
+            }
+            line(s + "|");
         }
-        line(s + "|");
+        if (!layout_.banks.empty())
+            line(" - RAM  C CMA ok  X rejected  ! warning  # reserved  m memreserve  + fix grows");
     }
-    if (!layout.banks.empty())
-        line(" - RAM  C CMA ok  X rejected  ! warning  # reserved  m memreserve  + fix grows");
 
-    // Blocks in address order, between their banks' starts and ends.
-    out += "\n";
-    struct Event {
-        std::uint64_t at;
-        int order; // bank start 0, block 1, bank end 2
-        const Bank* bank;
-        const Block* block;
-    };
-    std::vector<Event> events;
-    for (const auto& b : layout.banks) {
-        events.push_back({b.base, 0, &b, nullptr});
-        events.push_back({b.base + b.size, 2, &b, nullptr});
-    }
-    for (const auto& b : layout.placed)
-        events.push_back({*b.base, 1, nullptr, &b});
-    std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-        return a.at != b.at ? a.at < b.at : a.order < b.order;
-    });
-    const std::string pad(static_cast<std::size_t>(digits) + 3, ' ');
-    int open_banks = 0;
-    auto rail = [&] { return open_banks > 0 ? "│" : " "; };
-    const std::size_t name_w = 26;
-    auto block_lines = [&](const Block& b, const std::string& head) {
+    void block_lines(const Block& b, const std::string& head) {
         std::string kind = b.kind + (b.no_map ? " no-map" : "");
         line(fmt::format("{} {} {:<{}} {:>9} {}", head, mark(b), fit(b.label, name_w), name_w,
                          format_size(b.size), kind));
-        const std::size_t indent = width(pad) + 4;
+        const std::size_t indent = width(pad_) + 4;
         std::vector<std::string> notes;
         if (!b.reason.empty()) notes.push_back(b.reason);
         if (b.fixed_size)
@@ -216,47 +233,63 @@ std::string render_text(const Layout& layout, int columns) {
             notes.push_back("fix cannot: " + b.fix_blocked);
         // Two lines per note keep the picture compact; `cmalign check` prints them whole.
         for (const auto& n : notes) {
-            auto lines = wrap(n, cols - indent);
+            auto lines = wrap(n, cols_ - indent);
             if (lines.size() > 2) {
                 lines.resize(2);
-                lines[1] = fit(lines[1] + " …", cols - indent);
+                lines[1] = fit(lines[1] + " …", cols_ - indent);
             }
             for (const auto& w : lines)
-                line(fmt::format("{}{}   {}", pad, rail(), w));
+                line(fmt::format("{}{}   {}", pad_, rail(), w));
         }
-    };
-    std::uint64_t last = 0;
-    bool first = true;
-    for (const auto& e : events) {
-        if (!first && e.at > last && open_banks == 0 && e.order != 2)
-            line(fmt::format("{}≈  {} not in /memory", pad, format_size(e.at - last)));
-        first = false;
-        if (e.order == 0) {
-            line(fmt::format("{} ┌ {} ({})", addr(e.at), e.bank->label, format_size(e.bank->size)));
-            ++open_banks;
-        } else if (e.order == 2) {
-            --open_banks;
-            line(fmt::format("{} └ end of {}", addr(e.at), e.bank->label));
-        } else {
-            block_lines(*e.block, fmt::format("{} {}", addr(e.at), rail()));
-            const auto& b = *e.block;
-            last = std::max(last, b.size > ~std::uint64_t{0} - *b.base ? ~std::uint64_t{0}
-                                                                       : *b.base + b.size);
-            continue;
+    }
+
+    // Blocks in address order, between their banks' starts and ends.
+    void placed_blocks() {
+        struct Event {
+            std::uint64_t at;
+            int order; // bank start 0, block 1, bank end 2
+            const Bank* bank;
+            const Block* block;
+        };
+        std::vector<Event> events;
+        for (const auto& b : layout_.banks) {
+            events.push_back({b.base, 0, &b, nullptr});
+            events.push_back({b.base + b.size, 2, &b, nullptr});
         }
-        last = std::max(last, e.at);
+        for (const auto& b : layout_.placed)
+            events.push_back({*b.base, 1, nullptr, &b});
+        std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+            return a.at != b.at ? a.at < b.at : a.order < b.order;
+        });
+        std::uint64_t last = 0;
+        bool first = true;
+        for (const auto& e : events) {
+            if (!first && e.at > last && open_banks_ == 0 && e.order != 2)
+                line(fmt::format("{}≈  {} not in /memory", pad_, format_size(e.at - last)));
+            first = false;
+            if (e.order == 0) {
+                line(fmt::format("{} ┌ {} ({})", addr(e.at), e.bank->label,
+                                 format_size(e.bank->size)));
+                ++open_banks_;
+            } else if (e.order == 2) {
+                --open_banks_;
+                line(fmt::format("{} └ end of {}", addr(e.at), e.bank->label));
+            } else {
+                block_lines(*e.block, fmt::format("{} {}", addr(e.at), rail()));
+                const auto& b = *e.block;
+                last = std::max(last, b.size > ~std::uint64_t{0} - *b.base ? ~std::uint64_t{0}
+                                                                           : *b.base + b.size);
+                continue;
+            }
+            last = std::max(last, e.at);
+        }
     }
-    if (!layout.dynamic.empty()) {
-        out += "\n";
-        line("placed by the kernel at boot (no reg):");
-        for (const auto& b : layout.dynamic)
-            block_lines(b, std::string(static_cast<std::size_t>(digits) + 2, ' ') + " ");
-    }
-    for (const auto& n : layout.notes)
-        for (const auto& w : wrap("note: " + n, cols))
-            line(w);
-    line("marks: ✓ CMA ok  ■ reserved  ✗ rejected  ! warning  · inactive  ▒ memreserve");
-    return out;
+};
+
+} // namespace
+
+std::string render_text(const Layout& layout, int columns) {
+    return TextMap(layout, columns).render();
 }
 
 std::string to_ascii(std::string_view text) {

@@ -43,10 +43,7 @@ json to_json(const Model& m) {
     }
     j["derivation"] = std::move(steps);
     j["assumptions"] = m.assumptions;
-    json diags = json::array();
-    for (const auto& d : m.diagnostics)
-        diags.push_back(report::to_json(d, report::DiagnosticKeys::config));
-    j["diagnostics"] = std::move(diags);
+    j["diagnostics"] = report::diagnostics_json(m.diagnostics, report::DiagnosticKeys::config);
     return j;
 }
 

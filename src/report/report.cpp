@@ -199,6 +199,13 @@ nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys) {
     return j;
 }
 
+nlohmann::json diagnostics_json(std::span<const Diagnostic> diagnostics, DiagnosticKeys keys) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : diagnostics)
+        out.push_back(to_json(d, keys));
+    return out;
+}
+
 nlohmann::json summary_json(std::span<const Diagnostic> diagnostics) {
     std::size_t counts[3] = {0, 0, 0};
     for (const auto& d : diagnostics)
@@ -211,17 +218,14 @@ nlohmann::json check_json(const nlohmann::json& alignment, std::span<const check
     nlohmann::json j;
     j["alignment"] = alignment;
     auto regions = nlohmann::json::array();
-    auto diagnostics = nlohmann::json::array();
     std::vector<Diagnostic> all(input_errors.begin(), input_errors.end());
     for (const auto& result : results) {
         for (const auto& r : result.reservations.regions)
             regions.push_back(to_json(r));
         all.insert(all.end(), result.diagnostics.begin(), result.diagnostics.end());
     }
-    for (const auto& d : all)
-        diagnostics.push_back(to_json(d));
     j["regions"] = regions;
-    j["diagnostics"] = diagnostics;
+    j["diagnostics"] = diagnostics_json(all);
     j["summary"] = summary_json(all);
     return j;
 }
@@ -242,18 +246,6 @@ std::string uri_encode_path(const std::string& path) {
 }
 
 namespace {
-
-const char* sarif_level(Severity s) {
-    switch (s) {
-    case Severity::error:
-        return "error";
-    case Severity::warning:
-        return "warning";
-    case Severity::note:
-        return "note";
-    }
-    return "error";
-}
 
 // "cma-size-alignment" → "CmaSizeAlignment" (SARIF rule names are identifiers by convention).
 std::string rule_name(std::string_view id) {
@@ -290,12 +282,11 @@ nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions
     std::map<std::string, int> rule_index;
     for (const auto& c : checks::registry()) {
         rule_index[c.name] = static_cast<int>(rules.size());
-        rules.push_back(
-            {{"id", c.name},
-             {"name", rule_name(c.name)},
-             {"shortDescription", {{"text", c.description}}},
-             {"defaultConfiguration",
-              {{"enabled", c.enabled_by_default}, {"level", sarif_level(c.severity)}}}});
+        rules.push_back({{"id", c.name},
+                         {"name", rule_name(c.name)},
+                         {"shortDescription", {{"text", c.description}}},
+                         {"defaultConfiguration",
+                          {{"enabled", c.enabled_by_default}, {"level", to_string(c.severity)}}}});
     }
     rule_index[input_rule_id] = static_cast<int>(rules.size());
     rules.push_back({{"id", input_rule_id},
@@ -316,7 +307,7 @@ nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions
         nlohmann::json result;
         result["ruleId"] = id;
         if (auto it = rule_index.find(id); it != rule_index.end()) result["ruleIndex"] = it->second;
-        result["level"] = sarif_level(d.severity);
+        result["level"] = to_string(d.severity); // SARIF levels: error, warning, note
         result["message"] = {{"text", d.message}};
         std::string uri_text;
         nlohmann::json locations = nlohmann::json::array();

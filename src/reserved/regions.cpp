@@ -265,14 +265,19 @@ std::optional<CmaCmdline> parse_cma_cmdline(std::string_view bootargs) {
     return found;
 }
 
-Reservations read(const dt::Tree& tree, const ReadOptions& options) {
-    Reservations out;
-    out.input = tree.input;
-    out.memreserve = tree.memreserve;
-    const dt::Node& root = tree.root;
-    out.root_where = root.where;
+namespace {
 
-    // early_init_dt_scan_root(): defaults 1/1 (2/1 on SPARC), else the first cell.
+// The cells of <address size> tuples, as the root gives them.
+struct Cells {
+    std::uint32_t ac;
+    std::uint32_t sc;
+    // Cell counts this large make no sense; treat tuples as unreadable rather than overflow.
+    bool sane() const { return ac <= 16 && sc <= 16 && ac + sc > 0; }
+    std::size_t tuple_bytes() const { return (std::size_t{ac} + sc) * 4; }
+};
+
+// early_init_dt_scan_root(): defaults 1/1 (2/1 on SPARC), else the first cell.
+void read_root_cells(const dt::Node& root, const ReadOptions& options, Reservations& out) {
     out.address_cells = options.sparc ? 2 : 1;
     out.size_cells = 1;
     if (const auto* p = root.find_property("#address-cells"); p && p->value.size() >= 4)
@@ -283,29 +288,29 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
         out.size_cells = bytes::be32_at(p->value, 0);
     else
         out.size_cells_defaulted = true;
-    const std::uint32_t ac = out.address_cells;
-    const std::uint32_t sc = out.size_cells;
-    // Cell counts this large make no sense; treat tuples as unreadable rather than overflow.
-    const bool cells_sane = ac <= 16 && sc <= 16 && ac + sc > 0;
-    const std::size_t tuple_bytes = (std::size_t{ac} + sc) * 4;
+}
 
-    // /memory: top-level nodes with device_type = "memory" (early_init_dt_scan_memory).
+// /memory: top-level nodes with device_type = "memory" (early_init_dt_scan_memory).
+void read_memory(const dt::Node& root, Cells cells, Reservations& out) {
+    const std::size_t tuple_bytes = cells.tuple_bytes();
     for (const auto& child : root.children) {
         const auto* type = child.find_property("device_type");
         if (type == nullptr || first_string(*type) != "memory" || !is_available(child)) continue;
         const auto* reg = child.find_property("linux,usable-memory");
         if (reg == nullptr) reg = child.find_property("reg");
-        if (reg == nullptr || !cells_sane) continue;
+        if (reg == nullptr || !cells.sane()) continue;
         for (std::size_t off = 0; off + tuple_bytes <= reg->value.size(); off += tuple_bytes) {
-            auto base = read_value(*reg, off, ac);
-            auto size = read_value(*reg, off + std::size_t{ac} * 4, sc);
+            auto base = read_value(*reg, off, cells.ac);
+            auto size = read_value(*reg, off + std::size_t{cells.ac} * 4, cells.sc);
             if (size.value == 0) continue;
             out.memory.push_back({child_path("/", child.name), property_location(*reg, child),
                                   Range{base.value, size.value}});
         }
     }
+}
 
-    // /chosen/bootargs, or --bootargs.
+// /chosen/bootargs, or --bootargs.
+void read_bootargs(const dt::Node& root, const ReadOptions& options, Reservations& out) {
     if (options.bootargs) {
         out.bootargs = options.bootargs;
         out.bootargs_from_option = true;
@@ -322,168 +327,217 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
         out.cma_cmdline = parse_cma_cmdline(*out.bootargs);
         out.boot_params = std::make_shared<const BootParams>(parse_boot_params(*out.bootargs));
     }
+}
+
+// The /reserved-memory node's own cells and ranges.
+void read_reserved_memory_format(const dt::Node& rm, Cells cells, Reservations& out) {
+    out.has_reserved_memory = true;
+    out.reserved_memory_path = "/" + rm.name;
+    out.reserved_memory_where = rm.where;
+    if (const auto* p = rm.find_property("#address-cells")) {
+        out.rm_address_cells_where = property_location(*p, rm);
+        if (p->value.size() >= 4) out.rm_address_cells = bytes::be32_at(p->value, 0);
+    }
+    if (const auto* p = rm.find_property("#size-cells")) {
+        out.rm_size_cells_where = property_location(*p, rm);
+        if (p->value.size() >= 4) out.rm_size_cells = bytes::be32_at(p->value, 0);
+    }
+    out.rm_has_ranges = rm.find_property("ranges") != nullptr;
+    // __reserved_mem_check_root(): present and equal to the root's, and `ranges` present.
+    out.rm_format_ok =
+        out.rm_size_cells == cells.sc && out.rm_address_cells == cells.ac && out.rm_has_ranges;
+}
+
+// One child of /reserved-memory read into a Region: flags, kind, `reg` or `size`/`alignment`/
+// `alloc-ranges`, as drivers/of/of_reserved_mem.c reads them.
+class RegionReader {
+public:
+    RegionReader(const dt::Node& child, Cells cells, const ReadOptions& options)
+        : child_(child), cells_(cells), options_(options) {}
+
+    Region read(const Reservations& out) {
+        region_.input = out.input;
+        region_.name = child_.name;
+        region_.path = child_path(out.reserved_memory_path, child_.name);
+        region_.where = child_.where;
+        read_flags();
+        const auto* reg = child_.find_property("reg");
+        if (reg != nullptr && options_.addr_size_helpers &&
+            (!cells_.sane() || reg->value.empty() || reg->value.size() % tuple_bytes() != 0)) {
+            LengthProblem problem{"reg", reg->value.size(), tuple_bytes(), true,
+                                  property_location(*reg, child_)};
+            problem.ignored = true;
+            region_.length_problems.push_back(problem);
+            reg = nullptr; // as if absent: a `size` makes it dynamic
+        }
+        if (reg != nullptr)
+            read_reg(*reg);
+        else if (const auto* size = child_.find_property("size"))
+            read_dynamic(*size);
+        else
+            region_.accepted_by_parser = false; // nothing to reserve: the kernel skips it silently
+        set_kind(out.rm_format_ok);
+        return std::move(region_);
+    }
+
+private:
+    const dt::Node& child_;
+    const Cells cells_;
+    const ReadOptions& options_;
+    Region region_;
+
+    std::size_t tuple_bytes() const { return cells_.tuple_bytes(); }
+
+    void read_flags() {
+        if (const auto* c = child_.find_property("compatible"))
+            region_.compatible = string_list(*c);
+        region_.disabled = !is_available(child_);
+        region_.reusable = child_.find_property("reusable") != nullptr;
+        region_.no_map = child_.find_property("no-map") != nullptr;
+        region_.cma_default = child_.find_property("linux,cma-default") != nullptr;
+        region_.dma_default = child_.find_property("linux,dma-default") != nullptr;
+        region_.shared_dma_pool = has_compatible(region_.compatible, "shared-dma-pool");
+        if (region_.shared_dma_pool)
+            region_.declared_kind = region_.reusable ? Kind::cma : Kind::coherent;
+        else if (has_compatible(region_.compatible, "restricted-dma-pool"))
+            region_.declared_kind = Kind::restricted;
+        else
+            region_.declared_kind = Kind::static_;
+    }
+
+    // read_value() with the node as the fallback location (hand-built trees may lack one); an
+    // overflow is noted.
+    ValueRef value_at(const dt::Property& prop, std::size_t offset, std::uint32_t cells) {
+        auto ref = read_value(prop, offset, cells);
+        if (!ref.where.known()) ref.where = child_.where;
+        if (ref.overflowed) region_.overflowed_values.push_back(ref);
+        return ref;
+    }
+
+    // Each <address size> tuple of `reg` or `alloc-ranges`.
+    template <class Visit> void for_each_tuple(const dt::Property& prop, Visit visit) {
+        for (std::size_t off = 0; off + tuple_bytes() <= prop.value.size(); off += tuple_bytes()) {
+            auto base = value_at(prop, off, cells_.ac);
+            auto size = value_at(prop, off + std::size_t{cells_.ac} * 4, cells_.sc);
+            visit(base, size);
+        }
+    }
+
+    // __reserved_mem_reserve_reg() / fdt_scan_reserved_mem_reg_nodes().
+    void read_reg(const dt::Property& reg) {
+        std::size_t len = reg.value.size();
+        if (!cells_.sane() || len == 0 || len % tuple_bytes() != 0) {
+            region_.accepted_by_parser = false;
+            region_.length_problems.push_back(
+                {"reg", len, tuple_bytes(), true, property_location(reg, child_)});
+            return;
+        }
+        for_each_tuple(reg, [&](const ValueRef& base, const ValueRef& size) {
+            region_.reg.push_back({base.value, size.value});
+            region_.reg_refs.push_back(base);
+            region_.reg_refs.push_back(size);
+        });
+        region_.base = region_.reg.front().base;
+        region_.size = region_.reg.front().size;
+        region_.base_ref = region_.reg_refs[0];
+        region_.size_ref = region_.reg_refs[1];
+        if (*region_.size == 0) region_.accepted_by_parser = false; // "if (size)" skips it
+        if (options_.first_reg_tuple_only && region_.reg.size() > 1) {
+            region_.extra_tuples_unreserved = true;
+        } else if (options_.addr_size_helpers && region_.reg.size() > 1) {
+            region_.multi_tuple_dropped = true;
+            region_.accepted_by_parser = false;
+        }
+    }
+
+    // __reserved_mem_alloc_size(): size has #size-cells, alignment #address-cells.
+    void read_dynamic(const dt::Property& size) {
+        region_.dynamic = true;
+        const std::size_t size_bytes = std::size_t{cells_.sc} * 4;
+        if (!cells_.sane() || size.value.size() != size_bytes) {
+            region_.accepted_by_parser = false;
+            region_.length_problems.push_back(
+                {"size", size.value.size(), size_bytes, false, property_location(size, child_)});
+        } else {
+            auto ref = value_at(size, 0, cells_.sc);
+            region_.size = ref.value;
+            region_.size_ref = ref;
+        }
+        if (const auto* align = child_.find_property("alignment")) {
+            const std::size_t align_bytes = std::size_t{cells_.ac} * 4;
+            if (!cells_.sane() || align->value.size() != align_bytes) {
+                region_.accepted_by_parser = false;
+                region_.length_problems.push_back({"alignment", align->value.size(), align_bytes,
+                                                   false, property_location(*align, child_)});
+            } else {
+                auto ref = value_at(*align, 0, cells_.ac);
+                region_.alignment = ref.value;
+                region_.alignment_ref = ref;
+            }
+        }
+        if (const auto* ranges = child_.find_property("alloc-ranges")) read_alloc_ranges(*ranges);
+    }
+
+    void read_alloc_ranges(const dt::Property& ranges) {
+        std::size_t len = ranges.value.size();
+        if (!cells_.sane() || len % tuple_bytes() != 0) {
+            LengthProblem problem{"alloc-ranges", len, tuple_bytes(), true,
+                                  property_location(ranges, child_)};
+            problem.ignored = options_.addr_size_helpers; // then: allocate anywhere
+            if (!problem.ignored) region_.accepted_by_parser = false;
+            region_.length_problems.push_back(problem);
+            return;
+        }
+        for_each_tuple(ranges, [&](const ValueRef& base, const ValueRef& rsize) {
+            region_.alloc_ranges.push_back({base.value, rsize.value});
+        });
+    }
+
+    // What the kernel makes of the node: its declared kind, or inactive and why.
+    void set_kind(bool format_ok) {
+        region_.kind = region_.declared_kind;
+        if (!format_ok) {
+            region_.kind = Kind::inactive;
+            region_.inactive_reason =
+                "the kernel ignores /reserved-memory (unsupported node format)";
+        } else if (region_.disabled) {
+            region_.kind = Kind::inactive;
+            region_.inactive_reason = "the node is disabled";
+        } else if (!region_.accepted_by_parser) {
+            region_.kind = Kind::inactive;
+            region_.inactive_reason = "the kernel skips the node (nothing valid to reserve)";
+        } else if (region_.declared_kind == Kind::cma) {
+            if (region_.no_map) {
+                region_.kind = Kind::inactive;
+                region_.inactive_reason = "reusable with no-map: neither CMA nor the coherent "
+                                          "allocator accepts it";
+            } else if (!options_.cma_enabled || !options_.dma_cma_enabled) {
+                region_.kind = Kind::inactive;
+                region_.inactive_reason =
+                    options_.cma_enabled ? "CONFIG_DMA_CMA is not set" : "CONFIG_CMA is not set";
+            }
+        }
+    }
+};
+
+} // namespace
+
+Reservations read(const dt::Tree& tree, const ReadOptions& options) {
+    Reservations out;
+    out.input = tree.input;
+    out.memreserve = tree.memreserve;
+    const dt::Node& root = tree.root;
+    out.root_where = root.where;
+    read_root_cells(root, options, out);
+    const Cells cells{out.address_cells, out.size_cells};
+    read_memory(root, cells, out);
+    read_bootargs(root, options, out);
 
     const dt::Node* rm = find_child_fdt(root, "reserved-memory");
     if (rm == nullptr) return out;
-    out.has_reserved_memory = true;
-    out.reserved_memory_path = "/" + rm->name;
-    out.reserved_memory_where = rm->where;
-    if (const auto* p = rm->find_property("#address-cells")) {
-        out.rm_address_cells_where = property_location(*p, *rm);
-        if (p->value.size() >= 4) out.rm_address_cells = bytes::be32_at(p->value, 0);
-    }
-    if (const auto* p = rm->find_property("#size-cells")) {
-        out.rm_size_cells_where = property_location(*p, *rm);
-        if (p->value.size() >= 4) out.rm_size_cells = bytes::be32_at(p->value, 0);
-    }
-    out.rm_has_ranges = rm->find_property("ranges") != nullptr;
-    // __reserved_mem_check_root(): present and equal to the root's, and `ranges` present.
-    out.rm_format_ok = out.rm_size_cells == sc && out.rm_address_cells == ac && out.rm_has_ranges;
-
-    for (const auto& child : rm->children) {
-        Region region;
-        region.input = tree.input;
-        region.name = child.name;
-        region.path = child_path(out.reserved_memory_path, child.name);
-        region.where = child.where;
-        if (const auto* c = child.find_property("compatible")) region.compatible = string_list(*c);
-        region.disabled = !is_available(child);
-        region.reusable = child.find_property("reusable") != nullptr;
-        region.no_map = child.find_property("no-map") != nullptr;
-        region.cma_default = child.find_property("linux,cma-default") != nullptr;
-        region.dma_default = child.find_property("linux,dma-default") != nullptr;
-        region.shared_dma_pool = has_compatible(region.compatible, "shared-dma-pool");
-
-        if (region.shared_dma_pool)
-            region.declared_kind = region.reusable ? Kind::cma : Kind::coherent;
-        else if (has_compatible(region.compatible, "restricted-dma-pool"))
-            region.declared_kind = Kind::restricted;
-        else
-            region.declared_kind = Kind::static_;
-
-        // read_value() with the node as the fallback location (hand-built trees may lack one).
-        auto value_at = [&child](const dt::Property& prop, std::size_t offset,
-                                 std::uint32_t cells) {
-            auto ref = read_value(prop, offset, cells);
-            if (!ref.where.known()) ref.where = child.where;
-            return ref;
-        };
-        auto note_overflow = [&region](const ValueRef& ref) {
-            if (ref.overflowed) region.overflowed_values.push_back(ref);
-        };
-        // Each <address size> tuple of `reg` or `alloc-ranges`, overflows noted.
-        auto for_each_tuple = [&](const dt::Property& prop, auto&& visit) {
-            for (std::size_t off = 0; off + tuple_bytes <= prop.value.size(); off += tuple_bytes) {
-                auto base = value_at(prop, off, ac);
-                auto size = value_at(prop, off + std::size_t{ac} * 4, sc);
-                note_overflow(base);
-                note_overflow(size);
-                visit(base, size);
-            }
-        };
-
-        const auto* reg = child.find_property("reg");
-        if (reg != nullptr && options.addr_size_helpers &&
-            (!cells_sane || reg->value.empty() || reg->value.size() % tuple_bytes != 0)) {
-            LengthProblem problem{"reg", reg->value.size(), tuple_bytes, true,
-                                  property_location(*reg, child)};
-            problem.ignored = true;
-            region.length_problems.push_back(problem);
-            reg = nullptr; // as if absent: a `size` makes it dynamic
-        }
-        if (reg != nullptr) {
-            // __reserved_mem_reserve_reg() / fdt_scan_reserved_mem_reg_nodes().
-            std::size_t len = reg->value.size();
-            if (!cells_sane || len == 0 || len % tuple_bytes != 0) {
-                region.accepted_by_parser = false;
-                region.length_problems.push_back(
-                    {"reg", len, tuple_bytes, true, property_location(*reg, child)});
-            } else {
-                for_each_tuple(*reg, [&](const ValueRef& base, const ValueRef& size) {
-                    region.reg.push_back({base.value, size.value});
-                    region.reg_refs.push_back(base);
-                    region.reg_refs.push_back(size);
-                });
-                region.base = region.reg.front().base;
-                region.size = region.reg.front().size;
-                region.base_ref = region.reg_refs[0];
-                region.size_ref = region.reg_refs[1];
-                if (*region.size == 0) region.accepted_by_parser = false; // "if (size)" skips it
-                if (options.first_reg_tuple_only && region.reg.size() > 1) {
-                    region.extra_tuples_unreserved = true;
-                } else if (options.addr_size_helpers && region.reg.size() > 1) {
-                    region.multi_tuple_dropped = true;
-                    region.accepted_by_parser = false;
-                }
-            }
-        } else if (const auto* size = child.find_property("size")) {
-            // __reserved_mem_alloc_size(): size has #size-cells, alignment #address-cells.
-            region.dynamic = true;
-            if (!cells_sane || size->value.size() != std::size_t{sc} * 4) {
-                region.accepted_by_parser = false;
-                region.length_problems.push_back({"size", size->value.size(), std::size_t{sc} * 4,
-                                                  false, property_location(*size, child)});
-            } else {
-                auto ref = value_at(*size, 0, sc);
-                note_overflow(ref);
-                region.size = ref.value;
-                region.size_ref = ref;
-            }
-            if (const auto* align = child.find_property("alignment")) {
-                if (!cells_sane || align->value.size() != std::size_t{ac} * 4) {
-                    region.accepted_by_parser = false;
-                    region.length_problems.push_back({"alignment", align->value.size(),
-                                                      std::size_t{ac} * 4, false,
-                                                      property_location(*align, child)});
-                } else {
-                    auto ref = value_at(*align, 0, ac);
-                    note_overflow(ref);
-                    region.alignment = ref.value;
-                    region.alignment_ref = ref;
-                }
-            }
-            if (const auto* ranges = child.find_property("alloc-ranges")) {
-                std::size_t len = ranges->value.size();
-                if (!cells_sane || len % tuple_bytes != 0) {
-                    LengthProblem problem{"alloc-ranges", len, tuple_bytes, true,
-                                          property_location(*ranges, child)};
-                    problem.ignored = options.addr_size_helpers; // then: allocate anywhere
-                    if (!problem.ignored) region.accepted_by_parser = false;
-                    region.length_problems.push_back(problem);
-                } else {
-                    for_each_tuple(*ranges, [&](const ValueRef& base, const ValueRef& rsize) {
-                        region.alloc_ranges.push_back({base.value, rsize.value});
-                    });
-                }
-            }
-        } else {
-            region.accepted_by_parser = false; // nothing to reserve: the kernel skips it silently
-        }
-
-        region.kind = region.declared_kind;
-        if (!out.rm_format_ok) {
-            region.kind = Kind::inactive;
-            region.inactive_reason =
-                "the kernel ignores /reserved-memory (unsupported node format)";
-        } else if (region.disabled) {
-            region.kind = Kind::inactive;
-            region.inactive_reason = "the node is disabled";
-        } else if (!region.accepted_by_parser) {
-            region.kind = Kind::inactive;
-            region.inactive_reason = "the kernel skips the node (nothing valid to reserve)";
-        } else if (region.declared_kind == Kind::cma) {
-            if (region.no_map) {
-                region.kind = Kind::inactive;
-                region.inactive_reason = "reusable with no-map: neither CMA nor the coherent "
-                                         "allocator accepts it";
-            } else if (!options.cma_enabled || !options.dma_cma_enabled) {
-                region.kind = Kind::inactive;
-                region.inactive_reason =
-                    options.cma_enabled ? "CONFIG_DMA_CMA is not set" : "CONFIG_CMA is not set";
-            }
-        }
-        out.regions.push_back(std::move(region));
-    }
+    read_reserved_memory_format(*rm, cells, out);
+    for (const auto& child : rm->children)
+        out.regions.push_back(RegionReader(child, cells, options).read(out));
     return out;
 }
 

@@ -42,6 +42,9 @@ nlohmann::json to_json(const reserved::Region& region);
 // calc object ({file (null when none), line, column, severity, check, message}).
 enum class DiagnosticKeys { finding, config };
 nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys = DiagnosticKeys::finding);
+// [to_json(d) for each diagnostic, in order]
+nlohmann::json diagnostics_json(std::span<const Diagnostic> diagnostics,
+                                DiagnosticKeys keys = DiagnosticKeys::finding);
 nlohmann::json summary_json(std::span<const Diagnostic> diagnostics);
 
 // The whole `check` object: {alignment, regions, diagnostics, summary}. `alignment` is the calc

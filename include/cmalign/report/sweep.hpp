@@ -4,11 +4,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/version.hpp"
+#include "cmalign/kernel/versions.hpp"
 
 namespace cmalign::report {
 
@@ -45,6 +50,18 @@ struct SweepMatrix {
     std::vector<std::vector<std::string>> rejecting_checks; // [pool][column]: "a,b" checks
 };
 
+// One (version, page size) cell of a check sweep as the matrix reads it.
+struct SweepCellResults {
+    SweepColumn column;       // alignment unset when there is no model
+    bool unavailable = false; // the version does not offer the page size
+    bool has_model = false;   // false: the configuration could not be used
+    std::span<const checks::Result> results;
+};
+
+// Pools: every region that is a pool (cma, coherent, restricted) or has an error in some cell, in
+// document order of the first cell that lists it; each cell's state from the checks' findings.
+SweepMatrix sweep_matrix(std::span<const SweepCellResults> cells);
+
 // Per pool and page size: the first version (column order) whose cell is `rejected`.
 std::optional<KernelVersion> first_rejecting_version(const SweepMatrix& m, std::size_t pool,
                                                      std::uint64_t page_size);
@@ -53,5 +70,13 @@ std::optional<KernelVersion> first_rejecting_version(const SweepMatrix& m, std::
 // row per run of consecutive versions with the same page size, alignment, notes and cells, one
 // column per pool, then the notes. Lines fit `width` columns (more pools: more tables).
 std::string render_sweep_text(const SweepMatrix& m, std::size_t width = 80);
+
+// The keys every entry of a sweep's JSON starts with: the cell's version, page size (nullopt:
+// not known), configuration changes and CMA alignment.
+nlohmann::json sweep_cell_json(const KernelVersion& version, std::optional<std::uint64_t> page_size,
+                               const kernel::Retarget& change,
+                               std::optional<std::uint64_t> cma_alignment);
+// Per pool, the first version (of those swept) that rejects it, per page size.
+nlohmann::json first_rejected_json(const SweepMatrix& m);
 
 } // namespace cmalign::report

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace cmalign::bytes {
 
@@ -35,5 +36,8 @@ inline void put_be32(std::uint8_t* p, std::uint32_t cell) {
     p[2] = static_cast<std::uint8_t>(cell >> 8);
     p[3] = static_cast<std::uint8_t>(cell);
 }
+
+// "<0x0 0x2000000>": cells as a DTS writes them (each in hex, whatever its width).
+std::string cells_text(std::span<const std::uint64_t> cells);
 
 } // namespace cmalign::bytes

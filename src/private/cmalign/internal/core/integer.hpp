@@ -1,9 +1,11 @@
 // The one integer reader: every number read from an input (a .config value, an overlay's
-// __fixups__ offset, a Kconfig $(N), a sysctl value, a Makefile VERSION) goes through
-// parse_integer(), so an out-of-range number is a nullopt the caller reports at its location,
-// never an exception or undefined behaviour (std::stoul throws, std::atoi overflows).
+// __fixups__ offset, a Kconfig $(N), a sysctl value, a Makefile VERSION, a boot log's address, a
+// zoneinfo count) goes through parse_integer() or parse_unsigned(), so an out-of-range number is a
+// nullopt the caller reports at its location, never an exception or undefined behaviour (std::stoul
+// throws, std::atoi overflows).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -25,5 +27,9 @@ enum class IntegerSyntax {
 
 // nullopt when `text` is not an integer of that syntax or out of range.
 std::optional<long long> parse_integer(std::string_view text, IntegerSyntax syntax);
+
+// Digits of `base` only (no sign, prefix or blank), within 64 bits: addresses and page counts
+// a kernel prints (a boot log's %pa, /proc/zoneinfo). nullopt otherwise.
+std::optional<std::uint64_t> parse_unsigned(std::string_view text, int base = 10);
 
 } // namespace cmalign

@@ -1,10 +1,11 @@
-// `cmalign pcp`'s JSON and text output.
+// `cmalign pcp`'s and `cmalign heap`'s JSON and text output.
+#include "cmalign/internal/report/tune_report.hpp"
+
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "cmalign/tune.hpp"
 
-namespace cmalign {
+namespace cmalign::report {
 
 using nlohmann::json;
 
@@ -27,12 +28,12 @@ void add_zone_json(json& j, const calc::ZoneResult& z, bool autotuned) {
 
 } // namespace
 
-json pcp_json(const PcpOutcome& o) {
+json pcp_json(const calc::PcpAnalysis& o, const std::optional<kernel::Model>& model) {
     const auto& r = o.result;
     const auto* top = r.largest_zone();
     json j;
-    j["kernel_version"] = o.model ? o.model->version.str() : "";
-    j["arch"] = o.model ? kernel::to_string(o.model->arch) : "";
+    j["kernel_version"] = model ? model->version.str() : "";
+    j["arch"] = model ? kernel::to_string(model->arch) : "";
     j["page_size"] = o.input.page_size;
     j["pageblock_order"] = o.input.pageblock_order;
     j["thp"] = calc::to_string(o.input.thp);
@@ -127,14 +128,14 @@ json pcp_json(const PcpOutcome& o) {
     return j;
 }
 
-std::string pcp_text(const PcpOutcome& o) {
+std::string pcp_text(const calc::PcpAnalysis& o, const std::optional<kernel::Model>& model) {
     const auto& r = o.result;
     std::string s;
     auto line = [&](std::string text) { s += text + "\n"; };
     line(fmt::format("kernel {} {}, {} pages, pageblock order {}, THP {}, {} CPU(s) per node",
-                     o.model ? kernel::to_string(o.model->arch) : "",
-                     o.model ? o.model->version.str() : "", format_size(o.input.page_size),
-                     o.input.pageblock_order, calc::to_string(o.input.thp), o.input.cpus_per_node));
+                     model ? kernel::to_string(model->arch) : "", model ? model->version.str() : "",
+                     format_size(o.input.page_size), o.input.pageblock_order,
+                     calc::to_string(o.input.thp), o.input.cpus_per_node));
     line(fmt::format("memory from {}", o.memory_source));
     line(fmt::format(
         "min_free_kbytes {} (sqrt rule {}{}{})", r.min_free_kbytes, r.min_free_kbytes_sqrt,
@@ -209,4 +210,43 @@ std::string pcp_text(const PcpOutcome& o) {
     return s;
 }
 
-} // namespace cmalign
+json heap_json(const calc::HeapPlan& p, const kernel::Model& model) {
+    json j;
+    j["kernel_version"] = model.version.str();
+    j["page_size"] = p.page_size;
+    j["requested_bytes"] = p.requested;
+    j["total_bytes"] = p.total_bytes;
+    j["orders"] = p.orders;
+    json chunks = json::array();
+    for (const auto& c : p.chunks)
+        chunks.push_back({{"order", c.order},
+                          {"bytes", c.bytes},
+                          {"count", c.count},
+                          {"reclaim", c.reclaim},
+                          {"available", c.available}});
+    j["chunks"] = chunks;
+    j["sg_entries"] = p.sg_entries;
+    j["notes"] = p.notes;
+    j["sources"] = p.sources;
+    j["assumptions"] = model.assumptions;
+    return j;
+}
+
+std::string heap_text(const calc::HeapPlan& p, const kernel::Model& model) {
+    std::string s =
+        fmt::format("dma-buf system heap, kernel {} {}, {} pages: {} requested, {} "
+                    "allocated in {} sg entries\n",
+                    kernel::to_string(model.arch), model.version.str(), format_size(p.page_size),
+                    format_size(p.requested), format_size(p.total_bytes), p.sg_entries);
+    s += fmt::format("{:>5} {:>12} {:>8} {:>8}\n", "order", "chunk", "count", "reclaim");
+    for (const auto& c : p.chunks)
+        s += fmt::format("{:>5} {:>12} {:>8} {:>8}{}\n", c.order, format_size(c.bytes), c.count,
+                         c.reclaim ? "may" : "never", c.available ? "" : "  (unavailable)");
+    for (const auto& n : p.notes)
+        s += "note: " + n + "\n";
+    for (const auto& src : p.sources)
+        s += "source: " + src + "\n";
+    return s;
+}
+
+} // namespace cmalign::report
