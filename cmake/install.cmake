@@ -34,8 +34,7 @@ endif()
 file(RELATIVE_PATH CMALIGN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/cmalign.pc.in
     ${CMAKE_CURRENT_BINARY_DIR}/cmalign.pc @ONLY)
-# cmalign.pc is all a C program needs (no nlohmann_json: the C API is plain C); cmalign-cxx.pc
-# adds nlohmann_json for the C++ headers.
+# cmalign.pc is all a C program needs; cmalign-cxx.pc adds the C++20 flag for the C++ headers.
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/cmalign-cxx.pc.in
     ${CMAKE_CURRENT_BINARY_DIR}/cmalign-cxx.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cmalign.pc ${CMAKE_CURRENT_BINARY_DIR}/cmalign-cxx.pc

@@ -8,6 +8,7 @@
 
 #include "cmalign/bootlog/bootlog.hpp"
 #include "cmalign/explain.hpp"
+#include "cmalign/internal/json.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "cmalign/internal/map/map_json.hpp"
 #include "cmalign/map/map.hpp"
 #include "cmalign/run_map.hpp"
 #include "fuzz_support.hpp"

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cmalign/calc/zoneinfo.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/tune.hpp"
 #include "fuzz_support.hpp"
 

@@ -42,6 +42,6 @@ PYBIND11_MODULE(_cmalign, m) {
     m.def("clear_caches", &cmalign::clear_caches,
           "Drops the parsed kernel trees the library keeps between calls.");
     m.def(
-        "definitions", [] { return cmalign::command_definitions_json().dump(); },
+        "definitions", [] { return cmalign::command_definitions_json_text(); },
         "The command definitions (cmalign/commands.hpp) as JSON text.");
 }

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/boot/graft.hpp"
 #include "cmalign/boot/image.hpp"
 #include "cmalign/explain.hpp"
@@ -78,7 +76,6 @@ struct BootCheckOutcome {
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request);
 
-nlohmann::json boot_check_json(const BootCheckOutcome& outcome);
 std::string boot_check_text(const BootCheckOutcome& outcome);
 
 } // namespace cmalign

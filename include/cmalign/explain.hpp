@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/bootlog/bootlog.hpp"
 #include "cmalign/bootlog/match.hpp"
 #include "cmalign/fix/fix.hpp"
@@ -58,10 +56,6 @@ struct ExplainOutcome {
 
 ExplainOutcome run_explain(const ExplainRequest& request);
 
-// {"kernel_version", "nodes": [{node, file, line, outcome, log: [{line_number, text}], check,
-//   message, fix, findings}], "unmatched_log_lines": [{line_number, text}], "other_log_lines",
-//   "notes", "errors"}
-nlohmann::json explain_json(const ExplainOutcome& outcome);
 std::string explain_text(const ExplainOutcome& outcome);
 
 } // namespace cmalign

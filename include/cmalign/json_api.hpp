@@ -8,27 +8,23 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace cmalign {
 
-// Runs `command` (one of json_commands(): "calc", "check", ...) on `request`
-// and returns what `cmalign COMMAND --format json` prints. Findings are data (check's
-// diagnostics); what makes the CLI exit 2 (unreadable or unparsable input, contradictory
-// configuration, an unknown or mistyped request key) throws cmalign::Error whose what() is
-// "file:line:col: error: message" (core/error.hpp).
-nlohmann::json run_json(std::string_view command, const nlohmann::json& request);
-
-// Same, from and to text: a request that is not a JSON object throws cmalign::Error located in
-// "<request>" (line and column of the syntax error). The result is compact JSON.
+// Runs `command` (one of json_commands(): "calc", "check", ...) on `request`, a JSON object as
+// text, and returns what `cmalign COMMAND --format json` prints, as compact JSON text. Findings
+// are data (check's diagnostics); what makes the CLI exit 2 (unreadable or unparsable input,
+// contradictory configuration, an unknown or mistyped request key, a request that is not a JSON
+// object) throws cmalign::Error whose what() is "file:line:col: error: message"
+// (core/error.hpp; a syntax error in the request is located in "<request>").
 std::string run_json_text(std::string_view command, std::string_view request);
 
-// The commands run_json() knows, in the order the CLI lists them.
+// The commands run_json_text() knows, in the order the CLI lists them.
 std::vector<std::string> json_commands();
 
-// The definitions of cmalign/commands.hpp as JSON, for front ends written in other languages
-// (the Python package builds its functions from it): [{name, summary, usage, options: [{key,
-// flags, type, repeatable, required, positional, metavar, default, choices, help, surface}]}].
-nlohmann::json command_definitions_json();
+// The definitions of cmalign/commands.hpp as JSON text, for front ends written in other
+// languages (the Python package builds its functions from it): [{name, summary, usage, options:
+// [{key, flags, type, repeatable, required, positional, metavar, default, choices, help,
+// surface}]}].
+std::string command_definitions_json_text();
 
 } // namespace cmalign

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/api.hpp"
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
@@ -62,11 +60,6 @@ struct CheckOutcome {
 
 CheckOutcome run_check(const CheckRequest& request);
 
-// What `check --format json` prints for an outcome with a model: report::check_json() whose
-// summary also counts the boards, {errors, warnings, notes, boards} (boards checked), plus
-// "unaffected" (left out by affected_by) when affected_by was given.
-nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by = false);
-
 // What run_check() does with one input once it is read and checked: a failed read goes to
 // input_errors, else the reading warnings are prepended to the result. Shared by the sweep so
 // that each of its cells is assembled exactly as a single check.
@@ -97,8 +90,8 @@ struct TreeRequest {
     TreeFormat format = TreeFormat::json;
 };
 struct TreeOutcome {
-    std::optional<nlohmann::json> json; // TreeFormat::json
-    std::optional<std::string> dts;     // TreeFormat::dts
+    std::optional<std::string> json; // TreeFormat::json: the JSON text (docs/json.md)
+    std::optional<std::string> dts;  // TreeFormat::dts
     Diagnostics diags;
     ExitCode exit_code() const; // input_error without a result or with an error
 };

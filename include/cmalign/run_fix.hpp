@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/api.hpp"
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/fix/suggest.hpp"
@@ -59,11 +57,6 @@ struct FixOutcome {
 
 FixOutcome run_fix(const FixRequest& request);
 
-// {"edits": [{file, line, column, node, property, old, new, input, old_value, new_value}],
-//  "diagnostics": [...], "written": [...], "alignment": bytes}. `old`/`new` are the text as
-// written in the source ("0x400000" → "0x2000000"); for a DTB, the cell bytes as "<0x0 0x400000>".
-nlohmann::json fix_json(const FixOutcome& outcome);
-
 struct SuggestRequest {
     std::vector<std::string> inputs; // boards; may be empty with target_alignment
     ConfigOptions config;
@@ -81,9 +74,5 @@ struct SuggestOutcome {
 };
 
 SuggestOutcome run_suggest(const SuggestRequest& request);
-
-// {"suggestions": [{changes: {"CONFIG_…": value}, cma_min_alignment_bytes, note, pageblock_order,
-//  page_size, upstream}], "needed_alignment_bytes", "current_alignment_bytes", "notes"}
-nlohmann::json suggest_json(const SuggestOutcome& outcome);
 
 } // namespace cmalign

@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/kernel/versions.hpp"
 #include "cmalign/report/sweep.hpp"
 #include "cmalign/run.hpp"
@@ -56,12 +54,6 @@ struct SweepCheckOutcome {
 };
 SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec);
 
-// {"sweep": [{kernel_version, page_size, cma_min_alignment_bytes, summary, diagnostics,
-//   alignment, regions, config_changes: {set: [...], unset: [...]}, notes, unavailable}]}
-// Each entry's alignment/regions/diagnostics/summary are check_json() of that cell. Also
-// "pools": [{input, node, file, line, first_rejected: {"<page size>": "6.3" or null}}].
-nlohmann::json sweep_check_json(const SweepCheckOutcome& outcome);
-
 // The pool × combination matrix of a check sweep (see report/sweep.hpp for the text).
 report::SweepMatrix sweep_matrix(const SweepCheckOutcome& outcome);
 
@@ -76,7 +68,5 @@ struct SweepSuggestOutcome {
     ExitCode exit_code() const; // the worst of the cells' suggest exit codes
 };
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec);
-// {"sweep": [{kernel_version, page_size, config_changes, notes, unavailable, + suggest_json}]}
-nlohmann::json sweep_suggest_json(const SweepSuggestOutcome& outcome);
 
 } // namespace cmalign

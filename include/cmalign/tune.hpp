@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/api.hpp"
 #include "cmalign/calc/heap.hpp"
 #include "cmalign/calc/pcp.hpp"
@@ -47,7 +45,6 @@ struct PcpOutcome : calc::PcpAnalysis {
 };
 
 PcpOutcome run_pcp(const PcpRequest& request);
-nlohmann::json pcp_json(const PcpOutcome& outcome);
 std::string pcp_text(const PcpOutcome& outcome);
 
 struct HeapRequest {
@@ -66,7 +63,6 @@ struct HeapOutcome {
 };
 
 HeapOutcome run_heap(const HeapRequest& request);
-nlohmann::json heap_json(const HeapOutcome& outcome);
 std::string heap_text(const HeapOutcome& outcome);
 
 } // namespace cmalign

@@ -11,6 +11,8 @@
 
 #include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/report/report.hpp"

@@ -10,6 +10,8 @@
 #include "cmalign/bootlog/match.hpp"
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"

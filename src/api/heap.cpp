@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/tune_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/tune.hpp"

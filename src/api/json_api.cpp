@@ -18,6 +18,10 @@
 #include "cmalign/commands.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/explain.hpp"
+#include "cmalign/internal/json.hpp"
+#include "cmalign/internal/kconfig/config_json.hpp"
+#include "cmalign/internal/map/map_json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/requests.hpp"
 #include "cmalign/kconfig/write.hpp"
 #include "cmalign/kernel/report.hpp"
@@ -171,7 +175,7 @@ json tree_command(const json& j) {
     auto outcome = run_tree(read_tree_request(j, Caller::json));
     if (outcome.exit_code() == ExitCode::input_error) fail_with({&outcome.diags.items()});
     if (outcome.dts) return json{{"dts", *outcome.dts}};
-    return *outcome.json;
+    return json::parse(*outcome.json);
 }
 
 json pcp_command(const json& j) {
@@ -290,6 +294,10 @@ json command_definitions_json() {
                        {"options", options}});
     }
     return out;
+}
+
+std::string command_definitions_json_text() {
+    return command_definitions_json().dump();
 }
 
 std::vector<std::string> json_commands() {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/calc/pcp_setup.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/zone_layout.hpp"
 #include "cmalign/internal/report/tune_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"

@@ -6,6 +6,7 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/tree_json.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 
@@ -69,8 +70,8 @@ TreeOutcome run_tree(const TreeRequest& request) {
     if (!tree || out.diags.has_errors()) return out;
     if (request.format == TreeFormat::dts)
         out.dts = dt::tree_dts(*tree, request.path);
-    else
-        out.json = dt::tree_json(*tree, request.path);
+    else if (auto json = dt::tree_json(*tree, request.path))
+        out.json = json->dump(2);
     if (!out.dts && !out.json)
         out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
     return out;

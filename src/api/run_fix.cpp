@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/fix_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmalign/boot_check.hpp"
+#include "cmalign/internal/json.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {

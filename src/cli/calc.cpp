@@ -2,6 +2,8 @@
 // grid, the configuration after merging.
 #include <iostream>
 
+#include "cmalign/internal/kconfig/config_json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/kconfig/write.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "common.hpp"

@@ -9,6 +9,8 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/answers.hpp"
+#include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"

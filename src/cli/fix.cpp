@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "common.hpp"

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/map/map_json.hpp"
 #include "cmalign/map/map.hpp"
 #include "cmalign/run_map.hpp"
 #include "common.hpp"

@@ -2,6 +2,7 @@
 // heap: the chunk plan of one dma-buf system heap allocation.
 #include <iostream>
 
+#include "cmalign/internal/json.hpp"
 #include "cmalign/tune.hpp"
 #include "common.hpp"
 

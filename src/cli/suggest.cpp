@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"
 #include "common.hpp"

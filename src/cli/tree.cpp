@@ -13,7 +13,7 @@ ExitCode tree_command(const Invocation& invocation) {
     if (outcome.dts)
         std::cout << *outcome.dts;
     else
-        std::cout << outcome.json->dump(2) << '\n';
+        std::cout << *outcome.json << '\n';
     return ExitCode::clean;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/bytes.hpp"
+#include "cmalign/internal/dt/tree_json.hpp"
 
 namespace cmalign::dt {
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "cmalign/internal/core/quote.hpp"
+#include "cmalign/internal/kconfig/config_json.hpp"
 
 namespace cmalign::kconfig {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/map/map_json.hpp"
 #include "cmalign/map/map.hpp"
 
 namespace cmalign::map {

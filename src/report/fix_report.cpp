@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "cmalign/internal/core/bytes.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign::report {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign::kernel {

@@ -1,5 +1,6 @@
 // Text, JSON and SARIF renderings of check results.
 #include "cmalign/report/report.hpp"
+#include "cmalign/internal/report/json.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/report/json.hpp"
 
 namespace cmalign::report {
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cmalign/explain.hpp"
+#include "cmalign/internal/json.hpp"
 #include "cmalign/run_fix.hpp"
 
 using namespace cmalign;

@@ -10,6 +10,7 @@
 
 #include "cmalign/dt/write.hpp"
 #include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/dt/tree_json.hpp"
 
 using namespace cmalign;
 using namespace cmalign::dt;

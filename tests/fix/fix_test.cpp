@@ -2,6 +2,8 @@
 // macros, overflow), merging, atomic writes, unified diffs accepted by patch and git apply.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/material.hpp"
 
 #include <algorithm>

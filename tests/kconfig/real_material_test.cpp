@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cmalign/internal/kconfig/config_json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kconfig/write.hpp"
 

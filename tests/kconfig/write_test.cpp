@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "cmalign/internal/kconfig/config_json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kconfig/write.hpp"
 

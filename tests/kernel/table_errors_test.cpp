@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/kernel/report.hpp"

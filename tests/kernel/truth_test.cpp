@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/kernel/report.hpp"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cmalign/internal/map/map_json.hpp"
 #include "cmalign/map/map.hpp"
 #include "cmalign/run_map.hpp"
 

@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json.hpp"
 #include "cmalign/report/report.hpp"
 #include "support/dt_builder.hpp"
 #include "support/models.hpp"

@@ -7,18 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/dt/tree.hpp"
 
 namespace cmalign::dt {
 
 // Lowercase hex of the bytes, no separators ("0000000100000002").
 std::string to_hex(const std::vector<std::uint8_t>& bytes);
-
-// {"nodes": [{"path", "file", "line", "properties": [{"name", "value", "refs"}]}]} for the
-// subtree at `path` (every node, depth first, document order). nullopt when `path` is absent.
-std::optional<nlohmann::json> tree_json(const Tree& tree, const std::string& path = "/");
 
 // The subtree at `path` as DTS text (with /dts-v1/ and /memreserve/ lines for the whole tree).
 // nullopt when `path` is absent.

@@ -3,8 +3,6 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/kconfig/config.hpp"
 
 namespace cmalign::kconfig {
@@ -14,10 +12,5 @@ namespace cmalign::kconfig {
 // backslash escaped by a backslash. Symbols come in name order (the Kconfig menu order is not known
 // at this layer). Reading the result back gives the same symbols and values.
 std::string to_config_text(const Config& config);
-
-// {"symbols": {"CONFIG_X": "value", ...}}: values as Entry::value (strings without quotes and
-// escapes), "n" for unset bools. Bytes that are not valid UTF-8 become U+FFFD, so the result
-// can always be dumped.
-nlohmann::json to_json(const Config& config);
 
 } // namespace cmalign::kconfig

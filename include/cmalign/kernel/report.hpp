@@ -6,21 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kernel/model.hpp"
 
 namespace cmalign::kernel {
-
-// The `calc` object of docs/json.md: kernel_version, arch, page_size, max_page_order,
-// pageblock_order, pageblock_order_range (only when pageblock_order is null),
-// cma_min_alignment_bytes, derivation, assumptions, diagnostics.
-nlohmann::json to_json(const Model& model);
-
-// {"rows": [{page_size, max_page_order, pageblock_order, cma_min_alignment_bytes, hugetlb, thp,
-//            page_block_max_order, ...}]}
-nlohmann::json to_json(const std::vector<TableRow>& rows);
 
 // `calc` text output: the result, then each derivation step with its rule, kernel source and
 // the config lines it read, then assumptions and diagnostics.

@@ -18,8 +18,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -106,11 +104,5 @@ std::string to_ascii(std::string_view text);
 
 // A standalone SVG 1.1 document, labelled, with a legend.
 std::string render_svg(const Layout& layout);
-
-// {input, arch, kernel_version, page_size, cma_alignment_bytes, alignment_at_boot, banks: [...],
-//  blocks: [{label, path, kind, base, size, no_map, reusable, status, reason, base_aligned,
-//  size_aligned, fixed_size, fix_blocked, lane}], axis: [{begin, end, in_memory, gap}], notes,
-//  summary: {errors, warnings}}
-nlohmann::json to_json(const Layout& layout);
 
 } // namespace cmalign::map

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/reserved/regions.hpp"
@@ -36,21 +34,10 @@ std::string summary_line(std::span<const Diagnostic> diagnostics);
 
 // ---- JSON (docs/json.md, `check`) ------------------------------------------------------
 
-nlohmann::json to_json(const reserved::Region& region);
 // Which keys a diagnostic has: `finding` (check, fix, explain, ...: {input, file, line, column,
 // severity, check, message, node, fix}) or `config`, the problems of a configuration inside the
 // calc object ({file (null when none), line, column, severity, check, message}).
 enum class DiagnosticKeys { finding, config };
-nlohmann::json to_json(const Diagnostic& d, DiagnosticKeys keys = DiagnosticKeys::finding);
-// [to_json(d) for each diagnostic, in order]
-nlohmann::json diagnostics_json(std::span<const Diagnostic> diagnostics,
-                                DiagnosticKeys keys = DiagnosticKeys::finding);
-nlohmann::json summary_json(std::span<const Diagnostic> diagnostics);
-
-// The whole `check` object: {alignment, regions, diagnostics, summary}. `alignment` is the calc
-// object (kernel::to_json(model)); `input_errors` are diagnostics of inputs that could not be read.
-nlohmann::json check_json(const nlohmann::json& alignment, std::span<const checks::Result> results,
-                          std::span<const Diagnostic> input_errors = {});
 
 // ---- SARIF 2.1.0 ------------------------------------------------------------------------------
 
@@ -63,8 +50,6 @@ struct SarifOptions {
 
 // The rule id of diagnostics without a check (unreadable input).
 inline constexpr const char* input_rule_id = "input";
-
-nlohmann::json sarif(std::span<const Diagnostic> diagnostics, const SarifOptions& options = {});
 
 // ---- GitHub Actions workflow commands ---------------------------------------------------------
 

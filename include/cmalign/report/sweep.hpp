@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/version.hpp"
@@ -70,13 +68,5 @@ std::optional<KernelVersion> first_rejecting_version(const SweepMatrix& m, std::
 // row per run of consecutive versions with the same page size, alignment, notes and cells, one
 // column per pool, then the notes. Lines fit `width` columns (more pools: more tables).
 std::string render_sweep_text(const SweepMatrix& m, std::size_t width = 80);
-
-// The keys every entry of a sweep's JSON starts with: the cell's version, page size (nullopt:
-// not known), configuration changes and CMA alignment.
-nlohmann::json sweep_cell_json(const KernelVersion& version, std::optional<std::uint64_t> page_size,
-                               const kernel::Retarget& change,
-                               std::optional<std::uint64_t> cma_alignment);
-// Per pool, the first version (of those swept) that rejects it, per page size.
-nlohmann::json first_rejected_json(const SweepMatrix& m);
 
 } // namespace cmalign::report
