@@ -36,6 +36,13 @@ libdir=$(dirname "$(find "$prefix" -name cmalign.pc)")
 [[ -n $libdir ]] || fail "cmalign.pc not installed"
 ls "$libdir"/../libcmalign.* >/dev/null || fail "libcmalign not installed"
 
+# JSON is a format of the C API, Python and the program: no installed header uses a JSON
+# library's types (or includes one), so C++ consumers need no JSON package.
+if grep -rln 'nlohmann' "$prefix/include/cmalign"; then fail "an installed header names nlohmann"; fi
+packages=$(find "$prefix" -name 'cmalignConfig.cmake' -o -name 'cmalign*.pc')
+[[ $(wc -l <<<"$packages") -eq 3 ]] || fail "expected cmalignConfig.cmake and two .pc files: $packages"
+if grep -l 'nlohmann' $packages; then fail "the CMake package or a .pc file asks for nlohmann_json"; fi
+
 # The installed program runs and knows its manual.
 expect 0 "$prefix/bin/cmalign" --version
 grep -q '^\.SH "EXIT STATUS"' "$prefix/share/man/man1/cmalign.1" || fail "man page: no EXIT STATUS"
