@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/dt/overlay.hpp"
+#include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "fuzz_support.hpp"
 

@@ -43,5 +43,5 @@ PYBIND11_MODULE(_cmalign, m) {
           "Drops the parsed kernel trees the library keeps between calls.");
     m.def(
         "definitions", [] { return cmalign::command_definitions_json_text(); },
-        "The command definitions (cmalign/commands.hpp) as JSON text.");
+        "The command definitions (cmalign/internal/commands.hpp) as JSON text.");
 }

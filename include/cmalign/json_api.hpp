@@ -21,7 +21,7 @@ std::string run_json_text(std::string_view command, std::string_view request);
 // The commands run_json_text() knows, in the order the CLI lists them.
 std::vector<std::string> json_commands();
 
-// The definitions of cmalign/commands.hpp as JSON text, for front ends written in other
+// The definitions of cmalign/internal/commands.hpp as JSON text, for front ends written in other
 // languages (the Python package builds its functions from it): [{name, summary, usage, options:
 // [{key, flags, type, repeatable, required, positional, metavar, default, choices, help,
 // surface}]}].

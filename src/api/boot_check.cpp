@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/boot/qemu.hpp"
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/boot/qemu.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"

@@ -1,5 +1,5 @@
-// The command definitions (cmalign/commands.hpp): one row per option of every command.
-#include "cmalign/commands.hpp"
+// The command definitions (cmalign/internal/commands.hpp): one row per option of every command.
+#include "cmalign/internal/commands.hpp"
 
 #include <algorithm>
 #include <array>

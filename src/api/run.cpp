@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 
 #include "cmalign/dt/dtb.hpp"
-#include "cmalign/dt/overlay.hpp"
 #include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/run_inputs.hpp"
-#include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign {

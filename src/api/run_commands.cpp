@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
-#include "cmalign/dt/write.hpp"
 #include "cmalign/internal/dt/tree_json.hpp"
+#include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 

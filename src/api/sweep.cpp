@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
-#include "cmalign/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign {

@@ -1,5 +1,5 @@
 // QEMU processes: found on PATH, run with a deadline, output captured.
-#include "cmalign/boot/qemu.hpp"
+#include "cmalign/internal/boot/qemu.hpp"
 
 #include <chrono>
 #include <csignal>

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/kernel/calc_rules.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 
 namespace cmalign::calc {
 

@@ -13,8 +13,8 @@
 #include "cmalign/internal/core/integer.hpp"
 #include "cmalign/internal/core/strings.hpp"
 #include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 #include "cmalign/internal/kernel/zone_layout.hpp"
-#include "cmalign/kernel/calc_rules.hpp"
 
 namespace cmalign::calc {
 

@@ -5,8 +5,8 @@
 
 #include "cmalign/core/interval.hpp"
 #include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
-#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign::checks::entries {

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cmalign/internal/kconfig/config_json.hpp"
+#include "cmalign/internal/kconfig/write.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
-#include "cmalign/kconfig/write.hpp"
-#include "cmalign/kernel/report.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {

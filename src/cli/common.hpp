@@ -1,8 +1,9 @@
 // The command-line front end. Every command's options are built from its definition
-// (cmalign/commands.hpp); a parsed command line becomes a JSON request under the definition's
-// keys, read by the same request reader as the C API and Python (cmalign/internal/requests.hpp),
-// run by the library's run_*(), and printed here. Nothing here knows kernel rules or checks values.
-// CLI11 itself is seen only where the program's App is built (app.hpp): it is a heavy header.
+// (cmalign/internal/commands.hpp); a parsed command line becomes a JSON request under the
+// definition's keys, read by the same request reader as the C API and Python
+// (cmalign/internal/requests.hpp), run by the library's run_*(), and printed here. Nothing here
+// knows kernel rules or checks values. CLI11 itself is seen only where the program's App is built
+// (app.hpp): it is a heavy header.
 #pragma once
 
 #include <functional>
@@ -16,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/api.hpp"
-#include "cmalign/commands.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/error.hpp"
+#include "cmalign/internal/commands.hpp"
 #include "cmalign/internal/requests.hpp"
 
 namespace cmalign::cli {

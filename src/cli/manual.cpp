@@ -9,7 +9,7 @@
 
 #include "app.hpp"
 #include "cmalign/checks/checks.hpp"
-#include "cmalign/commands.hpp"
+#include "cmalign/internal/commands.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/version.hpp"
 

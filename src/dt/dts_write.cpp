@@ -1,6 +1,6 @@
 // Tree output: the JSON of `cmalign tree` (docs/json.md), and DTS text shaped like `dtc -O dts`
 // (value types guessed as dtc's treesource.c guess_value_type does for a DTB input).
-#include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/write.hpp"
 
 #include <cctype>
 #include <cstring>

@@ -1,5 +1,5 @@
 // fdt_overlay_apply() on dt::Tree (see dt/overlay.hpp); each step names its libfdt function.
-#include "cmalign/dt/overlay.hpp"
+#include "cmalign/internal/dt/overlay.hpp"
 
 #include <algorithm>
 #include <cstdint>

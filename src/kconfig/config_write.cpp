@@ -1,4 +1,4 @@
-#include "cmalign/kconfig/write.hpp"
+#include "cmalign/internal/kconfig/write.hpp"
 
 #include <cstdint>
 

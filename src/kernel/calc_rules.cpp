@@ -1,6 +1,6 @@
 // The calculators' versioned kernel rules (PCP, watermarks, dma-buf heap, numa_cma=) as rows; see
-// cmalign/kernel/calc_rules.hpp. Kernel knowledge, so it lives with the other rule tables.
-#include "cmalign/kernel/calc_rules.hpp"
+// cmalign/internal/kernel/calc_rules.hpp. Kernel knowledge, so it lives with the other rule tables.
+#include "cmalign/internal/kernel/calc_rules.hpp"
 
 #include <array>
 

@@ -1,5 +1,5 @@
 // The kernel Model as `calc` and `table` print it (JSON, text, markdown): the report layer.
-#include "cmalign/kernel/report.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 
 #include <array>
 

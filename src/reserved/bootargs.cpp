@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cmalign/kernel/calc_rules.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 
 namespace cmalign::reserved {
 

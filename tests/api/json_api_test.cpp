@@ -7,9 +7,9 @@
 #include "cmalign/api.hpp"
 #include "cmalign/core/error.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/json_api.hpp"
-#include "cmalign/kernel/report.hpp"
 
 using namespace cmalign;
 using nlohmann::json;

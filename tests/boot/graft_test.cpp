@@ -10,8 +10,8 @@
 
 #include "cmalign/boot/graft.hpp"
 #include "cmalign/boot/image.hpp"
-#include "cmalign/boot/qemu.hpp"
 #include "cmalign/dt/dtb.hpp"
+#include "cmalign/internal/boot/qemu.hpp"
 #include "cmalign/reserved/regions.hpp"
 #include "support/dt_builder.hpp"
 

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "cmalign/calc/pcp.hpp"
-#include "cmalign/kernel/calc_rules.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 
 using namespace cmalign;
 using namespace cmalign::calc;

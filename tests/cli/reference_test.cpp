@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "cmalign/commands.hpp"
+#include "cmalign/internal/commands.hpp"
 #include "support/cli.hpp"
 
 using namespace cli_test;

@@ -32,8 +32,8 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/write.hpp"
 #include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 

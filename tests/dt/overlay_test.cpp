@@ -10,8 +10,8 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/interval.hpp"
-#include "cmalign/dt/overlay.hpp"
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/fix/plan.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <memory>
 
-#include "cmalign/dt/write.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/tree_json.hpp"
+#include "cmalign/internal/dt/write.hpp"
 
 using namespace cmalign;
 using namespace cmalign::dt;

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/internal/kconfig/config_json.hpp"
+#include "cmalign/internal/kconfig/write.hpp"
 #include "cmalign/kconfig/config.hpp"
-#include "cmalign/kconfig/write.hpp"
 
 namespace fs = std::filesystem;
 using cmalign::Diagnostics;

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cmalign/internal/kconfig/config_json.hpp"
+#include "cmalign/internal/kconfig/write.hpp"
 #include "cmalign/kconfig/config.hpp"
-#include "cmalign/kconfig/write.hpp"
 
 using cmalign::Diagnostics;
 using cmalign::kconfig::Config;

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/kernel/calc_rules.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
-#include "cmalign/kernel/calc_rules.hpp"
 
 using namespace cmalign;
 using namespace cmalign::kernel;

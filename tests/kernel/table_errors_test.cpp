@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/kernel/report.hpp"
 #include "cmalign/kernel/versions.hpp"
 #include "support/kernel.hpp"
 

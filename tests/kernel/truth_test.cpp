@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/kconfig/config.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/kernel/report.hpp"
 
 using namespace cmalign;
 using nlohmann::json;

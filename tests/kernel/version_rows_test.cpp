@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "cmalign/internal/kconfig/version.hpp"
+#include "cmalign/internal/kernel/calc_rules.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
-#include "cmalign/kernel/calc_rules.hpp"
 #include "cmalign/kernel/versions.hpp"
 
 using namespace cmalign;

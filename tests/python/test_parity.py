@@ -1,4 +1,4 @@
-"""One command surface: every command x every option of the definitions (cmalign/commands.hpp),
+"""One command surface: every command x every option of the definitions (cmalign/internal/commands.hpp),
 run through the CLI (--format json), the C API (cmalign_run_json) and Python, on fixtures. The
 three give the same JSON, or all three fail; a located error names the same place."""
 import json

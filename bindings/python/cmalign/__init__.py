@@ -7,7 +7,7 @@ not a bad request: it is an input error in ``"diagnostics"`` beside the other bo
 as in the CLI's JSON. Findings are data, not exceptions.
 
 The functions, their keywords, signatures and docstrings are built from the library's command
-definitions (``cmalign/commands.hpp``), the same table the CLI, the C API's JSON request reader
+definitions (``cmalign/internal/commands.hpp``), the same table the CLI, the C API's JSON request reader
 and the documentation come from. Paths may be ``str`` or ``os.PathLike``; a keyword that takes a
 list also takes a single value.
 """
@@ -153,7 +153,7 @@ _STUB_TYPES = {
 def _stub_text():
     """The type stubs (``__init__.pyi``) for these functions, from the definitions: the build
     writes them, and a test fails when the committed copy is stale."""
-    out = ["# Generated from the command definitions (cmalign/commands.hpp) by",
+    out = ["# Generated from the command definitions (cmalign/internal/commands.hpp) by",
            "# cmalign._stub_text(); do not edit.",
            "import os",
            "from typing import Any, Mapping, Optional, Sequence, Union",

@@ -1,4 +1,4 @@
-# Generated from the command definitions (cmalign/commands.hpp) by
+# Generated from the command definitions (cmalign/internal/commands.hpp) by
 # cmalign._stub_text(); do not edit.
 import os
 from typing import Any, Mapping, Optional, Sequence, Union

@@ -4,8 +4,8 @@
 // The calculator works on plain numbers (zones, managed pages, CPUs, page size, pageblock order,
 // THP mode, PCP_BATCH_SCALE_MAX, sysctls) so that every formula can be tested by hand;
 // calc/pcp_setup.cpp turns a configuration and a board description into a PcpInput, step by step
-// as run_pcp() (cmalign/tune.hpp) takes them. Versioned rules live in cmalign/kernel/calc_rules.hpp
-// as data naming their kernel file and version range.
+// as run_pcp() (cmalign/tune.hpp) takes them. Versioned rules live in
+// cmalign/internal/kernel/calc_rules.hpp as data naming their kernel file and version range.
 #pragma once
 
 #include <cstdint>

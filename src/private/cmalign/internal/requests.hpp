@@ -1,7 +1,7 @@
 // The request readers: a JSON object whose keys are those of the command's definition
-// (cmalign/commands.hpp) → the typed request its run_*() takes, with every check of the values.
-// The C API and Python hand in the caller's request (json_api.cpp); the CLI collects its parsed
-// command line under the same keys (src/cli/invocation.cpp). One reader per command, so both
+// (cmalign/internal/commands.hpp) → the typed request its run_*() takes, with every check of the
+// values. The C API and Python hand in the caller's request (json_api.cpp); the CLI collects its
+// parsed command line under the same keys (src/cli/invocation.cpp). One reader per command, so both
 // front ends accept and refuse exactly the same things.
 //
 // A bad request throws cmalign::Error naming the option in the caller's words: the key for a
@@ -16,8 +16,8 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/boot_check.hpp"
-#include "cmalign/commands.hpp"
 #include "cmalign/explain.hpp"
+#include "cmalign/internal/commands.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/run_map.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/dt/overlay.hpp"
 #include "cmalign/internal/dt/dts.hpp"
+#include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
 #include "cmalign/run.hpp"
 

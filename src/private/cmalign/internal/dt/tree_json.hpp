@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cmalign/dt/write.hpp"
+#include "cmalign/internal/dt/write.hpp"
 
 namespace cmalign::dt {
 

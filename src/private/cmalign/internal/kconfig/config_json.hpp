@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cmalign/kconfig/write.hpp"
+#include "cmalign/internal/kconfig/write.hpp"
 
 namespace cmalign::kconfig {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cmalign/kernel/report.hpp"
+#include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/report/sweep.hpp"
 
