@@ -153,9 +153,10 @@ ExitCode check_and_print(CheckRequest& request, const Invocation& invocation) {
 } // namespace
 
 ExitCode check_command(const Invocation& invocation) {
-    auto [request, sweep] = invocation.read(read_check_request);
+    auto command = invocation.read(read_check_request);
+    CheckRequest& request = command.request; // a name, not a binding: lambdas capture it below
     pass_environment(request.config, invocation);
-    if (sweep) return print_sweep(request, *sweep, invocation.value("format"));
+    if (command.sweep) return print_sweep(request, *command.sweep, invocation.value("format"));
     // A command line answered before over unchanged files prints that answer again.
     return cached_answer(
         invocation, "check", request.config, [&] { return check_and_print(request, invocation); },
