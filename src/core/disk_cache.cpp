@@ -58,14 +58,51 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed) {
     return h;
 }
 
+namespace {
+
+// Content hashes already computed in this process, by path: one run stamps the same files for
+// more than one entry (its Kconfig evaluation, then its answer). A hash is reused only for a file
+// of the same size and mtime that was not racy when hashed — the rule unchanged() trusts.
+class HashMemo {
+public:
+    std::optional<std::uint64_t> find(const Stamp& now) {
+        std::lock_guard lock(mutex_);
+        auto it = hashes_.find(now.path);
+        if (it == hashes_.end() || it->second.size != now.size ||
+            it->second.mtime_ns != now.mtime_ns || it->second.racy)
+            return std::nullopt;
+        return it->second.hash;
+    }
+    void keep(const Stamp& s) {
+        std::lock_guard lock(mutex_);
+        hashes_[s.path] = s;
+    }
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, Stamp> hashes_;
+};
+
+HashMemo& hash_memo() {
+    static HashMemo memo;
+    return memo;
+}
+
+} // namespace
+
 std::optional<Stamp> stamp(const std::string& path) {
     Stamp s;
     s.path = path;
     if (!stat_of(path, s.size, s.mtime_ns)) return std::nullopt;
+    s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
+    if (auto known = hash_memo().find(s); known && !s.racy) {
+        s.hash = *known;
+        return s;
+    }
     auto content = slurp(path);
     if (!content) return std::nullopt;
     s.hash = fnv1a(*content);
-    s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
+    hash_memo().keep(s);
     return s;
 }
 
