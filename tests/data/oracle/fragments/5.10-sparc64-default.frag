@@ -1,0 +1,2 @@
+# base: make ARCH=sparc64 sparc64_defconfig   (kernel tree 5.10, 5.10.223)
+# method seq: scripts/config --file .config <these>; make olddefconfig

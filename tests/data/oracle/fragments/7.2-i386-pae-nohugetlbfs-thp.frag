@@ -1,0 +1,5 @@
+# base: make ARCH=i386 i386_defconfig   (kernel tree 7.2, 7.2.13)
+# method seq: scripts/config --file .config <these>; make olddefconfig
+CONFIG_X86_PAE=y
+# CONFIG_HUGETLBFS is not set
+CONFIG_TRANSPARENT_HUGEPAGE=y
