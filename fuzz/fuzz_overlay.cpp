@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.limits.expanded_bytes = 4u << 20;
     static const auto model = cmalign::fuzz::arm64_16k_model();
     cmalign::Diagnostics overlay_diags;
-    auto overlays = cmalign::load_overlays({paths[1]}, options, cache, overlay_diags);
+    auto overlays = cmalign::detail::load_overlays({paths[1]}, options, cache, overlay_diags);
     // Property: no overlay means at least one located error.
     if (!overlays) {
         if (!overlay_diags.has_errors()) __builtin_trap();
@@ -30,9 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         cmalign::dt::OverlayOptions overlay_options;
         overlay_options.keep_target_phandles = keep;
         cmalign::Diagnostics diags;
-        auto tree =
-            cmalign::load_board(paths[0], options, cache, diags,
-                                cmalign::reservation_resolve_options(), *overlays, overlay_options);
+        auto tree = cmalign::detail::load_board(paths[0], options, cache, diags,
+                                                cmalign::detail::reservation_resolve_options(),
+                                                *overlays, overlay_options);
         if (!tree) {
             if (!diags.has_errors()) __builtin_trap();
             continue;

@@ -64,10 +64,6 @@ struct ResolveEnvironment {
     static ResolveEnvironment current(); // the working directory only
 };
 
-// The root of the kernel source tree that `path` (file or directory) lies in: the nearest
-// ancestor with a top Makefile setting VERSION and PATCHLEVEL and a Kconfig file.
-std::optional<std::string> find_kernel_tree(const std::string& path);
-
 // Fills in what the user did not give (issue 7, "found without asking"), and says so in one note:
 //  - kernel_tree: the tree a -c file, an input file (`inputs`: DTS/DTB) or the working
 //    directory lies in, in that order;
@@ -83,11 +79,6 @@ ConfigOptions resolve_config_options(const ConfigOptions& options,
 std::optional<kernel::Options> kernel_options(const ConfigOptions& options, Diagnostics& diags);
 // --arch as every command reads it (aliases included): nullopt and "unknown architecture '…'".
 std::optional<kernel::Arch> arch_option(std::string_view name, Diagnostics& diags);
-
-// The make ARCH for Kconfig: --arch, else the config header, else CONFIG_<ARCH> symbols of the
-// inputs; nullopt when none says it.
-std::optional<std::string> kconfig_arch(const ConfigOptions& options,
-                                        const kconfig::Config& inputs);
 
 // Reads and merges the inputs, then (with --kernel-tree) evaluates the tree's Kconfig on them as
 // `make olddefconfig` does. The toolchain assumptions are in the result and, as one note, in diags.

@@ -60,12 +60,6 @@ struct CheckOutcome {
 
 CheckOutcome run_check(const CheckRequest& request);
 
-// What run_check() does with one input once it is read and checked: a failed read goes to
-// input_errors, else the reading warnings are prepended to the result. Shared by the sweep so
-// that each of its cells is assembled exactly as a single check.
-void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
-                      std::vector<Diagnostic> read_diagnostics);
-
 // The inputs (already expanded: files) whose tree includes one of `changed`, through the
 // preprocessor's record of every file it read (#include at any depth, found through -I, the
 // kernel's include prefixes or the including file's directory), or that are one of them. A DTB

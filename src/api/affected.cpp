@@ -85,9 +85,9 @@ std::string base_name(const std::string& path) {
 
 } // namespace
 
-std::optional<std::vector<std::string>> board_sources(const std::string& input,
-                                                      const dt::PreprocessOptions& options,
-                                                      dt::FileCache& cache) {
+std::optional<std::vector<std::string>> detail::board_sources(const std::string& input,
+                                                              const dt::PreprocessOptions& options,
+                                                              dt::FileCache& cache) {
     if (is_blob(input)) return std::vector<std::string>{canonical_path(input)};
     Diagnostics diags;
     auto text = dt::preprocess(input, options, cache, diags);
@@ -116,12 +116,12 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
     std::set<std::string> wanted_names;
     for (const auto& w : wanted)
         wanted_names.insert(base_name(w));
-    auto pp = preprocess_options(tree);
+    auto pp = detail::preprocess_options(tree);
     dt::FileCache cache;
     disk_cache::StatMemo memo; // the boards' graphs name the same headers: one lookup each
     const std::string options_key = cache_dir.empty() ? std::string() : graph_options_key(tree);
     std::vector<char> keep(inputs.size(), 0);
-    for_each_input(inputs.size(), jobs, [&](std::size_t i) {
+    detail::for_each_input(inputs.size(), jobs, [&](std::size_t i) {
         const std::string input = canonical_path(inputs[i]);
         if (wanted.count(input)) {
             keep[i] = 1;
@@ -142,7 +142,7 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                 }
             }
         }
-        auto files = board_sources(inputs[i], pp, cache);
+        auto files = detail::board_sources(inputs[i], pp, cache);
         if (!files) {
             keep[i] = 1; // cannot tell: check it, so its error is reported
             return;

@@ -91,12 +91,12 @@ std::optional<std::vector<std::string>> check_sources(const CheckRequest& reques
         auto makefile = fs::path(*config.kernel_tree) / "Makefile";
         if (fs::exists(makefile, ec)) sources.insert(makefile.string());
     }
-    const auto options = preprocess_options(request.tree);
+    const auto options = detail::preprocess_options(request.tree);
     dt::FileCache cache;
     std::vector<std::string> boards = request.inputs;
     boards.insert(boards.end(), request.tree.overlays.begin(), request.tree.overlays.end());
     for (const auto& board : boards) {
-        auto files = board_sources(board, options, cache);
+        auto files = detail::board_sources(board, options, cache);
         if (!files) return std::nullopt;
         sources.insert(files->begin(), files->end());
     }

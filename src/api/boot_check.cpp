@@ -266,10 +266,10 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
 
     // The board as check reads it.
     dt::FileCache cache;
-    auto pp = preprocess_options(request.tree);
-    auto overlays = load_overlays(request.tree.overlays, pp, cache, diags);
+    auto pp = detail::preprocess_options(request.tree);
+    auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, diags);
     if (!overlays) return fail(diags);
-    auto tree = load_board(request.board, pp, cache, diags, {}, *overlays);
+    auto tree = detail::load_board(request.board, pp, cache, diags, {}, *overlays);
     if (!tree || diags.has_errors()) return fail(diags);
     auto model = load_model(*config, diags);
     if (!model) return fail(diags);

@@ -31,8 +31,8 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
         auto from_tree = kernel_tree_version(*kernel_tree, diags);
         if (!from_tree) return std::nullopt;
         version = *from_tree;
-    } else if (auto found =
-                   find_kernel_tree(std::filesystem::absolute(cwd).lexically_normal().string())) {
+    } else if (auto found = detail::find_kernel_tree(
+                   std::filesystem::absolute(cwd).lexically_normal().string())) {
         auto from_tree = kernel_tree_version(*found, diags);
         if (!from_tree) return std::nullopt;
         version = *from_tree;
@@ -51,8 +51,8 @@ std::optional<KernelVersion> table_version(const std::optional<std::string>& ker
     return version;
 }
 
-std::optional<std::string> kconfig_arch(const ConfigOptions& options,
-                                        const kconfig::Config& inputs) {
+std::optional<std::string> detail::kconfig_arch(const ConfigOptions& options,
+                                                const kconfig::Config& inputs) {
     // Our --arch names (docs/cli.md) and a header's to make's ARCH; the arch table answers.
     if (options.arch) return kernel::make_arch(*options.arch);
     if (inputs.header_arch) return kernel::make_arch(*inputs.header_arch);
@@ -87,7 +87,7 @@ std::optional<kconfig::Evaluation> evaluate_config(const ConfigOptions& given, D
     // path and version; without a top Kconfig there is nothing to evaluate.
     if (!std::filesystem::exists(std::filesystem::path(*options.kernel_tree) / "Kconfig"))
         return unevaluated("it has no top-level Kconfig");
-    auto arch = kconfig_arch(options, inputs);
+    auto arch = detail::kconfig_arch(options, inputs);
     if (!arch)
         return unevaluated(fmt::format("the architecture is unknown (give --arch: {})",
                                        kernel::arch_names_list()));
@@ -160,8 +160,9 @@ std::optional<kernel::Model> load_model(const ConfigOptions& given, Diagnostics&
     return kernel::derive(*config, *derive_options, diags);
 }
 
-CommandModel command_model(const ConfigOptions& given, const std::vector<std::string>& inputs) {
-    CommandModel out;
+detail::CommandModel detail::command_model(const ConfigOptions& given,
+                                           const std::vector<std::string>& inputs) {
+    detail::CommandModel out;
     Diagnostics diags;
     out.config = resolve_config_options(given, inputs, diags);
     out.model = load_model(out.config, diags);

@@ -27,7 +27,8 @@ bool read_bootargs(const PcpRequest& request, PcpOutcome& out) {
         out.bootargs = request.bootargs;
     } else if (request.dt) {
         dt::FileCache cache;
-        auto tree = load_tree(*request.dt, preprocess_options({}), cache, out.diags);
+        auto tree =
+            detail::load_tree(*request.dt, detail::preprocess_options({}), cache, out.diags);
         if (!tree) return false;
         auto rs = reserved::read(*tree);
         out.bootargs = rs.bootargs;

@@ -11,6 +11,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/internal/kconfig/version.hpp"
 #include "cmalign/internal/kernel/arch.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 
 namespace cmalign {
 
@@ -76,7 +77,7 @@ ResolveEnvironment ResolveEnvironment::current() {
     return env;
 }
 
-std::optional<std::string> find_kernel_tree(const std::string& path) {
+std::optional<std::string> detail::find_kernel_tree(const std::string& path) {
     std::error_code ec;
     fs::path dir(path);
     if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
@@ -103,7 +104,7 @@ ConfigOptions resolve_config_options(const ConfigOptions& options,
             candidates.emplace_back(absolute_of(i, env.cwd).string(), i);
         if (!env.cwd.empty()) candidates.emplace_back(env.cwd, "the current directory");
         for (const auto& [path, name] : candidates) {
-            if (auto tree = find_kernel_tree(path)) {
+            if (auto tree = detail::find_kernel_tree(path)) {
                 out.kernel_tree = *tree;
                 said.push_back(fmt::format("kernel tree {} (holds {})", *tree, name));
                 break;

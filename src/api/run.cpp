@@ -23,7 +23,7 @@ namespace cmalign {
 
 namespace fs = std::filesystem;
 
-dt::PreprocessOptions preprocess_options(const TreeOptions& options) {
+dt::PreprocessOptions detail::preprocess_options(const TreeOptions& options) {
     dt::PreprocessOptions out;
     out.include_dirs = options.include_dirs;
     out.kernel_tree = options.kernel_tree;
@@ -81,7 +81,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
     return out;
 }
 
-dt::ResolveOptions reservation_resolve_options() {
+dt::ResolveOptions detail::reservation_resolve_options() {
     dt::ResolveOptions options;
     options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
     options.all_locations = false; // the checks locate nothing else
@@ -89,9 +89,10 @@ dt::ResolveOptions reservation_resolve_options() {
     return options;
 }
 
-std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessOptions& options,
-                                  dt::FileCache& cache, Diagnostics& diags,
-                                  const dt::ResolveOptions& resolve) {
+std::optional<dt::Tree> detail::load_tree(const std::string& path,
+                                          const dt::PreprocessOptions& options,
+                                          dt::FileCache& cache, Diagnostics& diags,
+                                          const dt::ResolveOptions& resolve) {
     // Sniff the magic: .dtb files are sometimes named .bin or .img.
     std::uint8_t magic[4] = {};
     {
@@ -110,14 +111,15 @@ std::optional<dt::Tree> load_tree(const std::string& path, const dt::PreprocessO
     return dt::load_dts(path, options, cache, diags, resolve);
 }
 
-std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string>& paths,
-                                                   const dt::PreprocessOptions& options,
-                                                   dt::FileCache& cache, Diagnostics& diags) {
+std::optional<std::vector<dt::Tree>> detail::load_overlays(const std::vector<std::string>& paths,
+                                                           const dt::PreprocessOptions& options,
+                                                           dt::FileCache& cache,
+                                                           Diagnostics& diags) {
     std::vector<dt::Tree> out;
     bool ok = true;
     for (const auto& path : paths) {
         Diagnostics local;
-        auto tree = load_tree(path, options, cache, local); // every cell located
+        auto tree = detail::load_tree(path, options, cache, local); // every cell located
         if (tree && !local.has_errors() && !dt::is_overlay(*tree)) {
             local.error({path, 0, 0}, "not an overlay: no fragment with an __overlay__ node "
                                       "(a .dtso needs /plugin/;)");
@@ -135,13 +137,14 @@ std::optional<std::vector<dt::Tree>> load_overlays(const std::vector<std::string
     return out;
 }
 
-std::optional<dt::Tree> load_board(const std::string& path, const dt::PreprocessOptions& options,
-                                   dt::FileCache& cache, Diagnostics& diags,
-                                   const dt::ResolveOptions& resolve,
-                                   const std::vector<dt::Tree>& overlays,
-                                   const dt::OverlayOptions& overlay_options) {
+std::optional<dt::Tree> detail::load_board(const std::string& path,
+                                           const dt::PreprocessOptions& options,
+                                           dt::FileCache& cache, Diagnostics& diags,
+                                           const dt::ResolveOptions& resolve,
+                                           const std::vector<dt::Tree>& overlays,
+                                           const dt::OverlayOptions& overlay_options) {
     if (overlays.empty()) {
-        auto tree = load_tree(path, options, cache, diags, resolve);
+        auto tree = detail::load_tree(path, options, cache, diags, resolve);
         if (!tree || diags.has_errors()) return tree;
         // `resolve` may have left out deep nodes (a fragment's __overlay__ body) and their
         // locations: a file whose fragments name a target is read again, whole.
@@ -151,7 +154,7 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
             });
         if (fragments && !tree->from_dtb) {
             Diagnostics again;
-            tree = load_tree(path, options, cache, again);
+            tree = detail::load_tree(path, options, cache, again);
             if (!tree || again.has_errors()) {
                 diags.append(again);
                 return tree;
@@ -189,15 +192,15 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
     auto whole = resolve;
     whole.whole_tree = true;
     whole.symbols = true;
-    auto tree = load_tree(path, options, cache, diags, whole);
+    auto tree = detail::load_tree(path, options, cache, diags, whole);
     if (!tree || diags.has_errors()) return tree;
     for (const auto& overlay : overlays)
         if (!dt::apply_overlay(*tree, overlay, diags, overlay_options)) return std::nullopt;
     return tree;
 }
 
-void for_each_input(std::size_t count, unsigned jobs,
-                    const std::function<void(std::size_t)>& visit) {
+void detail::for_each_input(std::size_t count, unsigned jobs,
+                            const std::function<void(std::size_t)>& visit) {
     std::atomic<std::size_t> next{0};
     // An exception on a worker thread would end the process (std::terminate): the first one is
     // kept, the other workers stop taking inputs, and it is rethrown on the caller's thread.
@@ -224,8 +227,8 @@ void for_each_input(std::size_t count, unsigned jobs,
     if (failure) std::rethrow_exception(failure);
 }
 
-void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
-                      std::vector<Diagnostic> read_diagnostics) {
+void detail::add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
+                              std::vector<Diagnostic> read_diagnostics) {
     // Warnings from reading an input (e.g. preprocessor #warning) travel with its result.
     bool failed = std::any_of(read_diagnostics.begin(), read_diagnostics.end(),
                               [](const auto& d) { return d.severity == Severity::error; });
@@ -256,7 +259,8 @@ nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by) {
 
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
-    auto [config, model, config_diagnostics] = command_model(request.config, request.inputs);
+    auto [config, model, config_diagnostics] =
+        detail::command_model(request.config, request.inputs);
     outcome.model = std::move(model);
     outcome.config_diagnostics = std::move(config_diagnostics);
     if (!outcome.model) return outcome;
@@ -275,12 +279,12 @@ CheckOutcome run_check(const CheckRequest& request) {
     }
     outcome.inputs = inputs.size();
 
-    auto pp = preprocess_options(request.tree);
+    auto pp = detail::preprocess_options(request.tree);
     if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
     dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
-    auto resolve = reservation_resolve_options();
+    auto resolve = detail::reservation_resolve_options();
     Diagnostics overlay_diags;
-    auto overlays = load_overlays(request.tree.overlays, pp, cache, overlay_diags);
+    auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, overlay_diags);
     if (!overlays) {
         outcome.input_errors.insert(outcome.input_errors.end(), overlay_diags.items().begin(),
                                     overlay_diags.items().end());
@@ -294,9 +298,9 @@ CheckOutcome run_check(const CheckRequest& request) {
     std::vector<Slot> slots(inputs.size());
     std::mutex progress_mutex;
     std::size_t done = 0;
-    for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
+    detail::for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
         Diagnostics diags;
-        auto tree = load_board(inputs[i], pp, cache, diags, resolve, *overlays);
+        auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors())
             slots[i].result = checks::run(*tree, *outcome.model, request.checks);
         for (auto& d : diags.items()) {
@@ -310,7 +314,7 @@ CheckOutcome run_check(const CheckRequest& request) {
     });
 
     for (auto& slot : slots)
-        add_input_result(outcome, std::move(slot.result), std::move(slot.errors));
+        detail::add_input_result(outcome, std::move(slot.result), std::move(slot.errors));
     return outcome;
 }
 

@@ -61,12 +61,12 @@ ExitCode ConfigOutcome::exit_code() const {
 TreeOutcome run_tree(const TreeRequest& request) {
     TreeOutcome out;
     dt::FileCache cache;
-    auto pp = preprocess_options(request.tree);
+    auto pp = detail::preprocess_options(request.tree);
     std::optional<dt::Tree> tree;
     if (request.tree.overlays.empty())
-        tree = load_tree(request.file, pp, cache, out.diags);
-    else if (auto overlays = load_overlays(request.tree.overlays, pp, cache, out.diags))
-        tree = load_board(request.file, pp, cache, out.diags, {}, *overlays);
+        tree = detail::load_tree(request.file, pp, cache, out.diags);
+    else if (auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, out.diags))
+        tree = detail::load_board(request.file, pp, cache, out.diags, {}, *overlays);
     if (!tree || out.diags.has_errors()) return out;
     if (request.format == TreeFormat::dts)
         out.dts = dt::tree_dts(*tree, request.path);

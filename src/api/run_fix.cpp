@@ -38,12 +38,12 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
                              const TreeOptions& tree_options, const ConfigOptions& config,
                              const kernel::Model& model, const std::optional<std::string>& bootargs,
                              dt::FileCache& cache, unsigned jobs) {
-    auto pp = preprocess_options(tree_options);
+    auto pp = detail::preprocess_options(tree_options);
     if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
     std::vector<Loaded> out(inputs.size());
-    auto resolve = reservation_resolve_options();
+    auto resolve = detail::reservation_resolve_options();
     Diagnostics overlay_diags;
-    auto overlays = load_overlays(tree_options.overlays, pp, cache, overlay_diags);
+    auto overlays = detail::load_overlays(tree_options.overlays, pp, cache, overlay_diags);
     if (!overlays) {
         // Every board needs them: the errors stand for all inputs.
         if (!out.empty())
@@ -51,9 +51,9 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
                 if (d.severity == Severity::error) out.front().errors.push_back(d);
         return out;
     }
-    for_each_input(inputs.size(), jobs, [&](std::size_t i) {
+    detail::for_each_input(inputs.size(), jobs, [&](std::size_t i) {
         Diagnostics diags;
-        auto tree = load_board(inputs[i], pp, cache, diags, resolve, *overlays);
+        auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors()) {
             out[i].reservations = read_reservations(*tree, model, bootargs);
             out[i].tree = std::move(tree);
@@ -148,7 +148,8 @@ ExitCode FixOutcome::exit_code() const {
 FixOutcome run_fix(const FixRequest& request) {
     FixOutcome outcome;
     outcome.mode = request.mode;
-    auto [config, model, config_diagnostics] = command_model(request.config, request.inputs);
+    auto [config, model, config_diagnostics] =
+        detail::command_model(request.config, request.inputs);
     outcome.model = std::move(model);
     outcome.config_diagnostics = std::move(config_diagnostics);
     if (!outcome.model) return outcome;

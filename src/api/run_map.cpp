@@ -20,11 +20,12 @@ MapOutcome run_map(const MapRequest& request) {
             .push_back(std::move(d));
     if (!outcome.model) return outcome;
 
-    auto pp = preprocess_options(request.tree);
+    auto pp = detail::preprocess_options(request.tree);
     if (!pp.kernel_tree && request.config.kernel_tree) pp.kernel_tree = request.config.kernel_tree;
     dt::FileCache cache;
     Diagnostics diags;
-    auto tree = load_tree(request.input, pp, cache, diags, reservation_resolve_options());
+    auto tree =
+        detail::load_tree(request.input, pp, cache, diags, detail::reservation_resolve_options());
     for (auto& d : diags.items()) {
         if (d.input.empty()) d.input = request.input;
         if (d.severity == Severity::error) outcome.errors.push_back(std::move(d));

@@ -8,6 +8,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/internal/kernel/arch.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
 #include "support/cli.hpp"
 #include "support/material.hpp"
@@ -22,10 +23,10 @@ TEST_CASE("every name and alias of the arch table reaches its arch and its arch 
         for (const auto& alias : info.names) {
             CAPTURE(alias.name);
             CHECK(kernel::parse_arch(alias.name) == info.arch);
-            // kconfig_arch() hands this to the Kconfig evaluation as make's ARCH.
+            // cmalign::detail::kconfig_arch() hands this to the Kconfig evaluation as make's ARCH.
             ConfigOptions options;
             options.arch = alias.name;
-            auto make = kconfig_arch(options, kconfig::Config{});
+            auto make = cmalign::detail::kconfig_arch(options, kconfig::Config{});
             REQUIRE(make);
             CHECK(*make == kernel::make_arch(alias.name));
             CHECK(kconfig::srcarch_of(*make) == kernel::arch_dir(info.arch));
@@ -54,7 +55,7 @@ TEST_CASE("the arch a directory of a kernel tree and a config's symbols name") {
     REQUIRE(found);
     CHECK(found->arch == kernel::Arch::x86);
     CHECK(found->make_arch == "i386");
-    CHECK(kconfig_arch(ConfigOptions{}, config) == "i386");
+    CHECK(cmalign::detail::kconfig_arch(ConfigOptions{}, config) == "i386");
 }
 
 TEST_CASE("--arch ppc64el works inside a real kernel tree as --arch powerpc does" *

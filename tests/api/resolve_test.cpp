@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 
 using namespace cmalign;
 namespace fs = std::filesystem;
@@ -51,13 +52,16 @@ std::size_t notes(const Diagnostics& d) {
 
 TEST_CASE("a directory is a kernel tree only with VERSION, PATCHLEVEL and Kconfig") {
     FakeTree t;
-    CHECK(find_kernel_tree((t.root / "arch/arm64/configs/defconfig").string()) == t.root.string());
-    CHECK(find_kernel_tree((t.root / "arch/mips/boot/dts").string()) == t.root.string());
+    CHECK(cmalign::detail::find_kernel_tree((t.root / "arch/arm64/configs/defconfig").string()) ==
+          t.root.string());
+    CHECK(cmalign::detail::find_kernel_tree((t.root / "arch/mips/boot/dts").string()) ==
+          t.root.string());
     fs::remove(t.root / "Kconfig");
-    CHECK_FALSE(find_kernel_tree((t.root / "arch/arm64/configs/defconfig").string()));
+    CHECK_FALSE(
+        cmalign::detail::find_kernel_tree((t.root / "arch/arm64/configs/defconfig").string()));
     write(t.root / "Kconfig", "");
     write(t.root / "Makefile", "VERSION = 6\n# no patchlevel\n");
-    CHECK_FALSE(find_kernel_tree(t.root.string()));
+    CHECK_FALSE(cmalign::detail::find_kernel_tree(t.root.string()));
 }
 
 TEST_CASE("the tree and arch come from a config path inside a tree, in one note") {
@@ -165,7 +169,7 @@ TEST_CASE("the real Debian trees are found from any file inside them") {
         return;
     }
     auto dts = root / "arch/arm64/boot/dts/qcom/sdm845-db845c.dts";
-    CHECK(find_kernel_tree(dts.string()) == root.string());
+    CHECK(cmalign::detail::find_kernel_tree(dts.string()) == root.string());
     ConfigOptions given;
     given.config_files = {"arch/arm64/configs/defconfig"};
     Diagnostics d;

@@ -603,9 +603,11 @@ OverlayResult compare_composite(const Composite& c, const fs::path& work,
         std::vector<std::string> names;
         for (const auto& o : overlays)
             names.push_back(o.string());
-        auto loaded = load_overlays(names, pp, cache, diags);
+        auto loaded = cmalign::detail::load_overlays(names, pp, cache, diags);
         std::optional<Tree> tree;
-        if (loaded) tree = load_board(base.string(), pp, cache, diags, {}, *loaded, libfdt);
+        if (loaded)
+            tree =
+                cmalign::detail::load_board(base.string(), pp, cache, diags, {}, *loaded, libfdt);
         std::string diff;
         if (!tree || diags.has_errors())
             diff = diags.items().empty() ? "failed" : format_gcc(diags.items().front());

@@ -120,7 +120,7 @@ TEST_CASE("a pool across two adjacent /memory banks: check accepts the place, fi
     auto model = model_16k();
     dt::FileCache cache;
     Diagnostics diags;
-    auto tree = load_tree(dir / "b.dts", {}, cache, diags);
+    auto tree = cmalign::detail::load_tree(dir / "b.dts", {}, cache, diags);
     REQUIRE(tree);
     auto result = checks::run(*tree, model, {});
     for (const auto& d : result.diagnostics)
@@ -138,7 +138,7 @@ TEST_CASE("a pool across two adjacent /memory banks: check accepts the place, fi
                read_file(dir / "b.dts")
                    .replace(read_file(dir / "b.dts").find("0x0 0x1800000"), 13, "0x0 0x2000001"));
     dt::FileCache cache2;
-    auto tree2 = load_tree(dir / "c.dts", {}, cache2, diags);
+    auto tree2 = cmalign::detail::load_tree(dir / "c.dts", {}, cache2, diags);
     REQUIRE(tree2);
     auto result2 = checks::run(*tree2, model, {});
     bool outside = false;

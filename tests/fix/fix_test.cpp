@@ -32,7 +32,7 @@ struct Planned {
 Planned plan_file(const std::string& path, const kernel::Model& model) {
     dt::FileCache cache;
     Diagnostics diags;
-    auto tree = load_tree(path, {}, cache, diags);
+    auto tree = cmalign::detail::load_tree(path, {}, cache, diags);
     Planned out;
     if (!tree || diags.has_errors()) return out;
     out.loaded = true;

@@ -1,6 +1,7 @@
 // The internal half of run.hpp: how the commands read their inputs (the preprocessor's options,
 // a tree from DTS or DTB through a shared FileCache) and the parallel loop over inputs. Private to
-// the library, the CLI and the tests: these types are not installed.
+// the library, the CLI and the tests: these types are not installed, and they live in
+// cmalign::detail so that a call to one reads as internal.
 #pragma once
 
 #include <cstddef>
@@ -9,12 +10,28 @@
 #include <string>
 #include <vector>
 
+#include "cmalign/api.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
 #include "cmalign/run.hpp"
 
-namespace cmalign {
+namespace cmalign::detail {
+
+// The root of the kernel source tree that `path` (file or directory) lies in: the nearest
+// ancestor with a top Makefile setting VERSION and PATCHLEVEL and a Kconfig file.
+std::optional<std::string> find_kernel_tree(const std::string& path);
+
+// The make ARCH for Kconfig: --arch, else the config header, else CONFIG_<ARCH> symbols of the
+// inputs; nullopt when none says it.
+std::optional<std::string> kconfig_arch(const ConfigOptions& options,
+                                        const kconfig::Config& inputs);
+
+// What run_check() does with one input once it is read and checked: a failed read goes to
+// input_errors, else the reading warnings are prepended to the result. Shared by the sweep so
+// that each of its cells is assembled exactly as a single check.
+void add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
+                      std::vector<Diagnostic> read_diagnostics);
 
 // What check and fix start from: the configuration completed from the inputs
 // (resolve_config_options()), its model (load_model(); nullopt when unusable) and the
@@ -64,4 +81,4 @@ dt::ResolveOptions reservation_resolve_options();
 void for_each_input(std::size_t count, unsigned jobs,
                     const std::function<void(std::size_t)>& visit);
 
-} // namespace cmalign
+} // namespace cmalign::detail
