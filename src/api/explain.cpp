@@ -32,11 +32,6 @@ ExitCode ExplainOutcome::exit_code() const {
 
 namespace {
 
-std::string where_text(const Location& l) {
-    if (!l.known()) return "";
-    return l.line ? fmt::format("{}:{}", l.file, l.line) : l.file;
-}
-
 // The kernel version: --kernel-version, else the log's, else the configuration's header (which
 // `config` then names). false (with an error) when none gives one.
 bool find_version(const ExplainRequest& request, ConfigOptions& config, ExplainOutcome& out) {
@@ -99,10 +94,6 @@ std::vector<NodeExplanation> nodes_of(const checks::Result& result, const FixOut
     return nodes;
 }
 
-std::string alignment_text(const std::optional<std::uint64_t>& alignment) {
-    return alignment ? format_size(*alignment, ByteUnit::bytes) : std::string("decided at boot");
-}
-
 // The page sizes whose kernels of this version reject `node` ("16 KiB pages (CMA alignment …)"),
 // from a sweep of `check` over every page size.
 std::string rejecting_page_sizes(const report::SweepMatrix& m, const std::string& node) {
@@ -113,7 +104,7 @@ std::string rejecting_page_sizes(const report::SweepMatrix& m, const std::string
             if (m.cells[p][c] == report::PoolState::rejected)
                 would += fmt::format("{}{} pages (CMA alignment {})", would.empty() ? "" : ", ",
                                      format_size(m.columns[c].page_size, ByteUnit::bytes),
-                                     alignment_text(m.columns[c].alignment));
+                                     report::alignment_text(m.columns[c].alignment));
     }
     return would;
 }
@@ -163,7 +154,7 @@ void explain_in_words(const CheckRequest& check, ExplainOutcome& out) {
     const auto& model = *out.model;
     std::string kernel = fmt::format("v{} ({} pages, CMA alignment {})", out.version->str(),
                                      format_size(model.page_size, ByteUnit::bytes),
-                                     alignment_text(model.cma_min_alignment_bytes));
+                                     report::alignment_text(model.cma_min_alignment_bytes));
     std::optional<report::SweepMatrix> by_page_size;
     for (auto& n : out.nodes) {
         n.message = node_message(n, kernel, [&] {
@@ -245,98 +236,12 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     return out;
 }
 
-namespace {
-
-nlohmann::json fix_json_of(const NodeExplanation& n) {
-    if (!n.edits.empty()) {
-        const auto& e = n.edits.front();
-        return {{"file", e.file},         {"line", e.where.line},   {"column", e.where.column},
-                {"property", e.property}, {"old", e.old_value},     {"new", e.new_value},
-                {"old_text", e.old_text}, {"new_text", e.new_text}, {"edits", n.edits.size()}};
-    }
-    if (n.finding && !n.finding->fix.empty()) {
-        const auto& h = n.finding->fix.front();
-        nlohmann::json j = {{"property", h.property}, {"old", h.old_value}, {"new", h.new_value}};
-        if (!n.fix_issues.empty()) j["note"] = n.fix_issues.front().message;
-        return j;
-    }
-    return nullptr;
-}
-
-} // namespace
-
 nlohmann::json explain_json(const ExplainOutcome& outcome) {
-    nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& n : outcome.nodes) {
-        nodes.push_back({{"node", n.node},
-                         {"name", n.name},
-                         {"file", n.where.file},
-                         {"line", n.where.line},
-                         {"outcome", to_string(n.outcome)},
-                         {"log", report::log_lines_json(n.log, report::LogLineText::as_read)},
-                         {"check", n.finding ? nlohmann::json(n.finding->check) : nullptr},
-                         {"message", n.message},
-                         {"fix", fix_json_of(n)},
-                         {"findings", report::diagnostics_json(n.findings)}});
-    }
-    nlohmann::json j;
-    j["kernel_version"] = outcome.version ? nlohmann::json(outcome.version->str()) : nullptr;
-    j["kernel_version_source"] = outcome.version_source;
-    j["alignment"] = outcome.model ? kernel::to_json(*outcome.model) : nlohmann::json(nullptr);
-    j["nodes"] = nodes;
-    j["unmatched_log_lines"] =
-        report::log_lines_json(outcome.unmatched, report::LogLineText::as_read);
-    j["other_log_lines"] = report::log_lines_json(outcome.other, report::LogLineText::as_read);
-    j["notes"] = outcome.notes;
-    j["errors"] = report::diagnostics_json(outcome.errors);
-    return j;
+    return report::explain_json(outcome);
 }
 
 std::string explain_text(const ExplainOutcome& outcome) {
-    std::string out;
-    if (outcome.version && outcome.model)
-        out +=
-            fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n", outcome.version->str(),
-                        outcome.version_source, kernel::to_string(outcome.model->arch),
-                        format_size(outcome.model->page_size, ByteUnit::bytes),
-                        alignment_text(outcome.model->cma_min_alignment_bytes));
-    for (const auto& n : outcome.nodes) {
-        out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where), to_string(n.outcome));
-        for (const auto& m : n.log)
-            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
-        if (n.finding)
-            out += fmt::format("  why: {}: {} [{}]\n", where_text(n.finding->where), n.message,
-                               n.finding->check);
-        else
-            out += fmt::format("  why: {}\n", n.message);
-        for (const auto& e : n.edits) {
-            if (e.binary)
-                out += fmt::format("  fix: {}: {} {:#x} → {:#x} (the blob's cells)\n", e.file,
-                                   e.property, e.old_value, e.new_value);
-            else
-                out += fmt::format("  fix: {}:{}:{}: {} {} → {}\n", e.file, e.where.line,
-                                   e.where.column, e.property, e.old_text, e.new_text);
-        }
-        if (n.edits.empty() && n.finding && !n.finding->fix.empty()) {
-            const auto& h = n.finding->fix.front();
-            out +=
-                fmt::format("  fix: {} {:#x} → {:#x}{}\n", h.property, h.old_value, h.new_value,
-                            n.fix_issues.empty() ? "" : " (" + n.fix_issues.front().message + ")");
-        }
-    }
-    if (!outcome.unmatched.empty()) {
-        out += "\nlines about nodes this board does not have:\n";
-        for (const auto& m : outcome.unmatched)
-            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
-    }
-    if (!outcome.other.empty()) {
-        out += "\nother reserved-memory and CMA lines:\n";
-        for (const auto& m : outcome.other)
-            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
-    }
-    for (const auto& note : outcome.notes)
-        out += "note: " + note + '\n';
-    return out;
+    return report::explain_text(outcome);
 }
 
 } // namespace cmalign

@@ -5,10 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include "cmalign/internal/kernel/report.hpp"
+#include "cmalign/report/boot_check.hpp"
+#include "cmalign/report/explain.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/report/sweep.hpp"
 
 namespace cmalign::report {
+
+// {"kernel_version", "kernel_version_source", "alignment", "nodes": [{node, name, file, line,
+//   outcome, log: [{line_number, text}], check, message, fix, findings}], "unmatched_log_lines",
+//   "other_log_lines", "notes", "errors"}
+nlohmann::json explain_json(const Explanation& explanation);
+
+// boot-check's JSON object (docs/json.md): image, config, qemu, graft, reservations, explain, …
+nlohmann::json boot_check_json(const BootCheckReport& report);
 
 nlohmann::json to_json(const reserved::Region& region);
 

@@ -1,0 +1,116 @@
+// explain's text and JSON (report/explain.hpp, report/json.hpp).
+#include "cmalign/report/explain.hpp"
+
+#include <fmt/format.h>
+
+#include "cmalign/core/size.hpp"
+#include "cmalign/internal/kernel/report.hpp"
+#include "cmalign/internal/report/json.hpp"
+#include "cmalign/internal/report/log_lines.hpp"
+
+namespace cmalign::report {
+
+std::string alignment_text(const std::optional<std::uint64_t>& alignment) {
+    return alignment ? format_size(*alignment, ByteUnit::bytes) : std::string("decided at boot");
+}
+
+namespace {
+
+std::string where_text(const Location& l) {
+    if (!l.known()) return "";
+    return l.line ? fmt::format("{}:{}", l.file, l.line) : l.file;
+}
+
+nlohmann::json fix_json_of(const NodeExplanation& n) {
+    if (!n.edits.empty()) {
+        const auto& e = n.edits.front();
+        return {{"file", e.file},         {"line", e.where.line},   {"column", e.where.column},
+                {"property", e.property}, {"old", e.old_value},     {"new", e.new_value},
+                {"old_text", e.old_text}, {"new_text", e.new_text}, {"edits", n.edits.size()}};
+    }
+    if (n.finding && !n.finding->fix.empty()) {
+        const auto& h = n.finding->fix.front();
+        nlohmann::json j = {{"property", h.property}, {"old", h.old_value}, {"new", h.new_value}};
+        if (!n.fix_issues.empty()) j["note"] = n.fix_issues.front().message;
+        return j;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+nlohmann::json explain_json(const Explanation& outcome) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : outcome.nodes) {
+        nodes.push_back({{"node", n.node},
+                         {"name", n.name},
+                         {"file", n.where.file},
+                         {"line", n.where.line},
+                         {"outcome", bootlog::to_string(n.outcome)},
+                         {"log", log_lines_json(n.log, LogLineText::as_read)},
+                         {"check", n.finding ? nlohmann::json(n.finding->check) : nullptr},
+                         {"message", n.message},
+                         {"fix", fix_json_of(n)},
+                         {"findings", diagnostics_json(n.findings)}});
+    }
+    nlohmann::json j;
+    j["kernel_version"] = outcome.version ? nlohmann::json(outcome.version->str()) : nullptr;
+    j["kernel_version_source"] = outcome.version_source;
+    j["alignment"] = outcome.model ? kernel::to_json(*outcome.model) : nlohmann::json(nullptr);
+    j["nodes"] = nodes;
+    j["unmatched_log_lines"] = log_lines_json(outcome.unmatched, LogLineText::as_read);
+    j["other_log_lines"] = log_lines_json(outcome.other, LogLineText::as_read);
+    j["notes"] = outcome.notes;
+    j["errors"] = diagnostics_json(outcome.errors);
+    return j;
+}
+
+std::string explain_text(const Explanation& outcome) {
+    std::string out;
+    if (outcome.version && outcome.model)
+        out +=
+            fmt::format("kernel v{} ({}), {}, {} pages, CMA alignment {}\n", outcome.version->str(),
+                        outcome.version_source, kernel::to_string(outcome.model->arch),
+                        format_size(outcome.model->page_size, ByteUnit::bytes),
+                        alignment_text(outcome.model->cma_min_alignment_bytes));
+    for (const auto& n : outcome.nodes) {
+        out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where),
+                           bootlog::to_string(n.outcome));
+        for (const auto& m : n.log)
+            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+        if (n.finding)
+            out += fmt::format("  why: {}: {} [{}]\n", where_text(n.finding->where), n.message,
+                               n.finding->check);
+        else
+            out += fmt::format("  why: {}\n", n.message);
+        for (const auto& e : n.edits) {
+            if (e.binary)
+                out += fmt::format("  fix: {}: {} {:#x} → {:#x} (the blob's cells)\n", e.file,
+                                   e.property, e.old_value, e.new_value);
+            else
+                out += fmt::format("  fix: {}:{}:{}: {} {} → {}\n", e.file, e.where.line,
+                                   e.where.column, e.property, e.old_text, e.new_text);
+        }
+        if (n.edits.empty() && n.finding && !n.finding->fix.empty()) {
+            const auto& h = n.finding->fix.front();
+            out +=
+                fmt::format("  fix: {} {:#x} → {:#x}{}\n", h.property, h.old_value, h.new_value,
+                            n.fix_issues.empty() ? "" : " (" + n.fix_issues.front().message + ")");
+        }
+    }
+    if (!outcome.unmatched.empty()) {
+        out += "\nlines about nodes this board does not have:\n";
+        for (const auto& m : outcome.unmatched)
+            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+    }
+    if (!outcome.other.empty()) {
+        out += "\nother reserved-memory and CMA lines:\n";
+        for (const auto& m : outcome.other)
+            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+    }
+    for (const auto& note : outcome.notes)
+        out += "note: " + note + '\n';
+    return out;
+}
+
+} // namespace cmalign::report
