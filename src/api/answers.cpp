@@ -57,7 +57,11 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
            const Answer& answer) {
     if (answer.exit == ExitCode::input_error) return;
     std::string text = std::string(format_line) + "\n" + disk_cache::line({"key", key});
+    std::error_code ec;
     for (const auto& file : sources) {
+        // Only regular files have an identity that says when they change: a -c /dev/stdin or
+        // /proc/config.gz would keep its size and time with other content.
+        if (!fs::is_regular_file(file, ec)) return;
         auto s = disk_cache::stamp(file);
         if (!s) return; // gone already: nothing worth keeping
         text += disk_cache::stamp_line(*s);
@@ -71,7 +75,9 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
 }
 
 std::optional<std::vector<std::string>> check_sources(const CheckRequest& request) {
-    if (!request.affected_by.empty()) return std::nullopt;
+    // --kconfig-shell: the answer also depends on the toolchain the probes ran, which no entry
+    // records (the Kconfig entries are not kept either).
+    if (!request.affected_by.empty() || request.config.kconfig_shell) return std::nullopt;
     std::error_code ec;
     for (const auto& input : request.inputs)
         if (fs::is_directory(input, ec)) return std::nullopt;

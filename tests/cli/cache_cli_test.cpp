@@ -174,8 +174,19 @@ TEST_CASE("cache: a command line answered before is printed again until one of i
     CHECK(both("boards/a.dts --format json").out == json.out);
     CHECK(json.out.find("\"summary\"") != std::string::npos);
 
-    // A directory of boards is never answered from the cache (a new board would not be seen).
+    // A directory of boards is never answered from the cache (a new board would not be seen),
+    // nor --kconfig-shell (the toolchain is part of the answer), nor a -c that is not a regular
+    // file (a pipe keeps its identity with other content).
     auto kept = answers().size();
     both("boards");
+    CHECK(answers().size() == kept);
+    both("boards/a.dts --kconfig-shell");
+    CHECK(answers().size() == kept);
+    auto piped =
+        run_shell("cd '" + s.root.string() + "' && cat empty.config | env -u ARCH " + CMALIGN_CLI +
+                  " check boards/a.dts --arch arm64 --kernel-tree linux -c /dev/stdin "
+                  "--cache-dir '" +
+                  dir.string() + "' 2>&1");
+    CHECK(piped.out.find("32 MiB") != std::string::npos); // it was read and checked
     CHECK(answers().size() == kept);
 }

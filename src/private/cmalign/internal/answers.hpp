@@ -34,13 +34,15 @@ std::string key(std::string_view command, std::string_view request, std::string_
 // The stored answer for `key`, or nullopt: none, another key, a changed file, a damaged entry.
 std::optional<Answer> find(const std::string& dir, const std::string& key);
 
-// Keeps `answer` with the identities of `sources`; nothing is kept when one cannot be read.
+// Keeps `answer` with the identities of `sources`; nothing is kept when one cannot be read or is
+// not a regular file (a pipe, /proc).
 void store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
            const Answer& answer);
 
 // Every file check's answer to `request` depends on, or nullopt when the answer is not kept:
 // a directory among the inputs (a new board would not be seen), --affected-by (its include
-// graphs are cached on their own), or an input or configuration that cannot be read.
+// graphs are cached on their own), --kconfig-shell (the toolchain is part of the answer), or an
+// input or configuration that cannot be read.
 std::optional<std::vector<std::string>> check_sources(const CheckRequest& request);
 
 } // namespace cmalign::answers
