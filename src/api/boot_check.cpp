@@ -232,6 +232,32 @@ BootReservation compare_node(const NodeExplanation& n, const reserved::Reservati
     return r;
 }
 
+// When the kernel stopped printing in early boot: the findings of check that predict exactly that
+// (arm-dma-remap: a linear map torn down under the early allocations), as words to add to the
+// error. The boot still has no answer (exit 2); this says which node to suspect.
+std::string predicted_hang(const BootCheckRequest& request, const ConfigOptions& config,
+                           const WorkDir& work, const std::string& output) {
+    auto log_file = work.file("partial.log");
+    write_file(log_file, output.data(), output.size());
+    ExplainRequest explain;
+    explain.log_path = log_file;
+    explain.board = request.board;
+    explain.config = config;
+    explain.tree = request.tree;
+    explain.checks = request.checks;
+    auto explained = run_explain(explain);
+    std::vector<std::string> nodes;
+    for (const auto& n : explained.nodes)
+        for (const auto& f : n.findings)
+            if (f.check == "arm-dma-remap" && f.severity == Severity::error) {
+                nodes.push_back(n.node);
+                break;
+            }
+    if (nodes.empty()) return {};
+    return fmt::format("; check predicts a hang in early boot (arm-dma-remap) on {}",
+                       fmt::join(nodes, ", "));
+}
+
 } // namespace
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
@@ -326,6 +352,7 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
                 : fmt::format("QEMU stopped (status {}) before the kernel reached the root-mount "
                               "panic",
                               run.exit_status);
+        if (run.timed_out) why += predicted_hang(request, *config, work, run.output);
         out.errors.push_back(error_at(request.kernel_image, why));
         return out;
     }

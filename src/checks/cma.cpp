@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cmalign/core/interval.hpp"
 #include "cmalign/internal/core/amount.hpp"
@@ -257,5 +258,85 @@ void check_cma_areas(const Context& ctx, Findings& out) {
 extern const CheckInfo cma_areas{
     "cma-areas", Severity::error, true,
     "more CMA pools than MAX_CMA_AREAS slots: the extra pools are lost", check_cma_areas};
+
+// arm-dma-remap: on 32-bit arm, dma_contiguous_early_fixup() (arch/arm/mm/dma-mapping.c, built
+// with CONFIG_DMA_CMA) queues a region for dma_contiguous_remap(), which in paging_init() clears
+// every 2 MiB PMD the region touches in the linear map and then maps back only the region itself
+// (iotable_init). Since the restructure of drivers/of/of_reserved_mem.c (v6.13, in 6.12.y) the
+// fixup runs when a reusable shared-dma-pool is reserved, before rmem_cma_setup() checks its
+// alignment (7.1+: rmem_cma_fixup(), skipped for no-map and for a linux,cma-default pool that
+// cma= overrides); 6.1 ran it only for pools rmem_cma_setup() accepted, which are aligned to
+// CMA_MIN_ALIGNMENT_BYTES (≥ 2 MiB there). A region whose base or end is not on a 2 MiB boundary
+// thus leaves the rest of its first and last 2 MiB unmapped, also after the region is freed;
+// the memory there is in use (memblock allocates top-down in lowmem, the page allocator later),
+// so the kernel hangs before its vectors are set up or oopses later. Booted: Debian's 7.2 armmp
+// and armmp-lpae hang right after "cma: Reserved … MiB" with such a pool at the top of RAM.
+// Only lowmem is remapped (below arm_lowmem_limit: 768 MiB above the start of RAM with
+// VMSPLIT_3G and the default vmalloc size; more with the other splits, less with vmalloc=).
+
+constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;   // PMD_SIZE, classic and LPAE
+constexpr std::uint64_t arm_lowmem_3g = std::uint64_t{768} << 20; // VMSPLIT_3G, vmalloc 240 MiB
+
+void check_arm_dma_remap(const Context& ctx, Findings& out) {
+    const auto& m = ctx.model;
+    if (m.arch != kernel::Arch::arm || !m.cma || !m.dma_cma) return;
+    const auto& rules = kernel::reserved_mem_rules(m.version);
+    if (!rules.cma_fixup_at_reservation) return;
+    const auto& res = ctx.reservations;
+    std::optional<std::uint64_t> ram_start;
+    for (const auto& bank : res.memory)
+        if (bank.range.size && (!ram_start || bank.range.base < *ram_start))
+            ram_start = bank.range.base;
+    for (const auto& r : res.regions) {
+        if (!r.shared_dma_pool || !r.reusable || r.disabled || !r.accepted_by_parser || !r.size ||
+            !r.size_ref)
+            continue;
+        if (rules.declined_is_enodev && (r.no_map || (r.cma_default && res.cma_cmdline)))
+            continue;
+        // A dynamic pool's base is aligned to at least CMA_MIN_ALIGNMENT_BYTES (≥ 2 MiB on arm).
+        std::uint64_t base = r.dynamic ? 0 : r.base.value_or(0);
+        if (!r.dynamic && !r.base) continue;
+        if (base % arm_pmd_size == 0 && *r.size % arm_pmd_size == 0) continue;
+        auto end = Interval::of(base, *r.size).end;
+        std::string where;
+        if (r.dynamic) {
+            where = fmt::format("the last {} block it is placed in (memblock places it at the top "
+                                "of lowmem unless alloc-ranges say otherwise)",
+                                amount(arm_pmd_size));
+        } else {
+            auto first = base - base % arm_pmd_size;
+            auto last = round_up(end, arm_pmd_size).value_or(end);
+            std::vector<std::string> spans;
+            if (first < base) spans.push_back(fmt::format("{}..{}", hex(first), hex(base - 1)));
+            if (last > end) spans.push_back(fmt::format("{}..{}", hex(end), hex(last - 1)));
+            where = fmt::format("{}", fmt::join(spans, " and "));
+        }
+        // Above the 3G split's lowmem the region may be highmem, which is not remapped.
+        bool surely_lowmem = r.dynamic || (ram_start && base < *ram_start + arm_lowmem_3g);
+        Location at = (!r.dynamic && r.base_ref && base % arm_pmd_size) ? r.base_ref->where
+                                                                         : r.size_ref->where;
+        out.add(surely_lowmem ? Severity::error : Severity::warning, at, r.path,
+                fmt::format("{} {} on a 2 MiB boundary: {} queues this reusable shared-dma-pool "
+                            "for dma_contiguous_remap() when it reserves it, before its alignment "
+                            "is checked, and that remap clears the whole 2 MiB PMDs of the linear "
+                            "map and maps back only the region, so {} stays unmapped while the "
+                            "kernel uses that memory: the boot hangs early (right after \"cma: "
+                            "Reserved … MiB\", before the console) or oopses later{}",
+                            r.name,
+                            base % arm_pmd_size ? "does not start" : "does not end",
+                            kernel_name(m), where,
+                            surely_lowmem
+                                ? ""
+                                : " — if the region is in lowmem (below arm_lowmem_limit: 768 "
+                                  "MiB above the start of RAM with VMSPLIT_3G); above it, in "
+                                  "highmem, nothing is remapped"));
+    }
+}
+
+extern const CheckInfo arm_dma_remap{
+    "arm-dma-remap", Severity::error, true,
+    "arm (32-bit) 6.12+: a reusable shared-dma-pool not on 2 MiB boundaries unmaps the memory "
+    "beside it (dma_contiguous_remap): the boot hangs or oopses",
+    check_arm_dma_remap, &reserved_memory_well_formed};
 
 } // namespace cmalign::checks::entries

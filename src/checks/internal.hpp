@@ -41,7 +41,7 @@ extern const CheckInfo reserved_memory_format, property_length, zero_size, cell_
     alignment_cells, alignment_not_power_of_2, reserved_regions_limit;
 // cma.cpp
 extern const CheckInfo cma_disabled, cma_base_alignment, cma_size_alignment, cma_alloc_ranges,
-    cma_default, cma_areas;
+    cma_default, cma_areas, arm_dma_remap;
 // placement.cpp
 extern const CheckInfo reusable_no_map, coherent_no_map, restricted_pool, overlap, outside_memory,
     outside_memory_device;

@@ -57,6 +57,7 @@ const std::vector<CheckInfo>& in_order() {
         cma_alloc_ranges,
         cma_default,
         cma_areas,
+        arm_dma_remap,
         reserved_regions_limit,
         cmdline_cma,
         cmdline_params,

@@ -9,24 +9,24 @@ namespace cmalign::kernel {
 namespace {
 
 constexpr std::array<ReservedMemRules, 5> rows{{
-    {rules::until(6, 11), "OF: fdt: ", false, false, false, false,
+    {rules::until(6, 11), "OF: fdt: ", false, false, false, false, false,
      "drivers/of/fdt.c __reserved_mem_reserve_reg(), drivers/of/of_reserved_mem.c "
      "__reserved_mem_init_node(), fdt_init_reserved_mem() (read in 5.10.223 and 6.1.192)"},
-    {rules::between(6, 12, 6, 18), "OF: reserved mem: ", true, false, false, false,
+    {rules::between(6, 12, 6, 18), "OF: reserved mem: ", true, false, false, false, true,
      "drivers/of/of_reserved_mem.c fdt_scan_reserved_mem_reg_nodes() (v6.13 restructure, "
      "backported to 6.12.y; 6.12.117)"},
-    {rules::between(6, 19, 7, 0), "OF: reserved mem: ", true, true, false, false,
+    {rules::between(6, 19, 7, 0), "OF: reserved mem: ", true, true, false, false, true,
      "drivers/of/of_reserved_mem.c with of_flat_dt_get_addr_size_prop() (≥ v6.19 [likely])"},
     // Marek Szyprowski's "Refactor reserved memory regions handling code" (7 patches, applied
     // by Rob Herring on 2026-03-26 on top of v7.0-rc1, so first in v7.1); the 7.2.13 tree has
     // every line of it. No 7.1 tree was read.
-    {rules::between(7, 1, 7, 1), "OF: reserved mem: ", true, true, true, false,
+    {rules::between(7, 1, 7, 1), "OF: reserved mem: ", true, true, true, false, true,
      "drivers/of/of_reserved_mem.c __reserved_mem_init_node(), fdt_init_reserved_mem_node(); "
      "kernel/dma/contiguous.c __rmem_cma_verify_node(), kernel/dma/coherent.c rmem_dma_setup() "
      "(\"of: reserved_mem: use -ENODEV instead of -ENOENT\" [likely v7.1]; as in 7.2.13)"},
     // "of: reserved_mem: only support one <base size> entry in reg property" (Wandun Chen, v3
     // posted 2026-05-25, after the v7.1 merge window; present in 7.2.13).
-    {rules::since(7, 2), "OF: reserved mem: ", true, true, true, true,
+    {rules::since(7, 2), "OF: reserved mem: ", true, true, true, true, true,
      "drivers/of/of_reserved_mem.c __reserved_mem_reserve_reg(), fdt_scan_reserved_mem_late() "
      "(7.2.13; one reg tuple since \"only support one <base size> entry in reg property\" "
      "[likely v7.2])"},

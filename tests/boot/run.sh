@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Booted truth for ctest (label boot): the example board on Debian's 6.12 arm64 kernels (4K and
-# 16K pages) and two generated layouts on both, in QEMU. Asserts what each kernel printed against
+# 16K pages) and two generated layouts on both, in QEMU; a board that hangs Debian's 7.2 armmp
+# in early boot (arm-dma-remap) and fix's output of it, which boots. Asserts what each kernel printed against
 # check's verdict per node (scripts/boot-truth), and the example board's outcome itself.
 # Material: QEMU (scripts/install-deps --with-qemu) and the kernels (scripts/kernel-images
-# 6.12-arm64 6.12-arm64-16k). Missing material is a visible skip (exit 77), or a failure when
+# 6.12-arm64 6.12-arm64-16k 7.2-armmp). Missing material is a visible skip (exit 77), or a failure when
 # CI=true or CMALIGN_REQUIRE_MATERIAL=1.
 set -euo pipefail
 cmalign=$1
@@ -21,7 +22,7 @@ missing() {
     exit 77
 }
 command -v qemu-system-aarch64 >/dev/null || missing "qemu-system-aarch64 (scripts/install-deps --with-qemu)"
-for k in 6.12-arm64 6.12-arm64-16k; do
+for k in 6.12-arm64 6.12-arm64-16k 7.2-armmp; do
     [[ -f $kernels/$k/vmlinuz && -f $kernels/$k/config ]] || missing "$kernels/$k (scripts/kernel-images $k)"
 done
 work=$(mktemp -d)
@@ -65,4 +66,29 @@ assert t["explain_mismatch"] == 0, t
 assert t["fixed_lost_unflagged"] == 0 and t["fixed_crashes"] == 0, t
 print("boot-truth: %d boots, %d nodes, all agree; fix's output: %d boots, %d pools, none lost unflagged"
       % (t["boots"], t["nodes"], t["fixed_boots"], t["fixed_pools"]))
+PY
+
+# 32-bit arm 7.2: the pool arm-dma-remap names hangs the kernel before its console; boot-check
+# gets no answer (exit 2) and says which node check suspects. fix's output (the pool grown to the
+# 8 MiB CMA alignment) boots and the pool is created.
+armmp=$kernels/7.2-armmp
+hang=$here/arm-remap-hang.dts
+"$cmalign" check "$hang" -c "$armmp/config" >"$work/hang-check.txt" && { echo "FAIL: check found nothing"; exit 1; }
+grep -q "error: .*\[arm-dma-remap\]" "$work/hang-check.txt" || { echo "FAIL: no arm-dma-remap"; cat "$work/hang-check.txt"; exit 1; }
+status=0
+"$cmalign" boot-check "$hang" --kernel "$armmp/vmlinuz" --stop-early --timeout 20 >"$work/hang.txt" 2>&1 || status=$?
+[[ $status == 2 ]] || { echo "FAIL: armmp boot-check exit $status (want 2: no answer)"; cat "$work/hang.txt"; exit 1; }
+grep -q "check predicts a hang in early boot (arm-dma-remap) on /reserved-memory/camera" "$work/hang.txt" ||
+    { echo "FAIL: boot-check does not name the suspect"; cat "$work/hang.txt"; exit 1; }
+grep -q "cma: Reserved 128 MiB" "$work/hang.txt" && ! grep -q "Zone ranges" "$work/hang.txt" ||
+    { echo "FAIL: not an early hang"; cat "$work/hang.txt"; exit 1; }
+"$cmalign" fix "$hang" -c "$armmp/config" -o "$work/fixed.dts" || true
+"$cmalign" boot-check "$work/fixed.dts" --kernel "$armmp/vmlinuz" --stop-early --timeout 60 --format json >"$work/fixed.json"
+$py - "$work/fixed.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = {x["node"]: x for x in j["reservations"]}["/reserved-memory/camera"]
+assert r["kernel"] == "created" and r["check"] == "ok" and r["agree"], r
+print("armmp: the 3 MiB pool hangs the kernel as arm-dma-remap says; fix's 8 MiB pool is created (%.1f s)"
+      % j["qemu"]["seconds"])
 PY

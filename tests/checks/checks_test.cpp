@@ -691,3 +691,58 @@ TEST_CASE("restricted-pool: the handler needs v5.15 and CONFIG_DMA_RESTRICTED_PO
     CHECK(contains(h[0].message, "node restricted@50000000 compatible matching fail"));
     CHECK(findings(r, "reusable-no-map").empty()); // not also a note that nothing is lost
 }
+
+TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before checking it") {
+    // Debian's 7.2 armmp: 4 KiB pages, pageblock_order 11, CMA alignment 8 MiB.
+    auto m = arm64_612(4096);
+    m.arch = kernel::Arch::arm;
+    m.version = *KernelVersion::parse("7.2.13");
+    m.max_page_order = m.pageblock_order.emplace(11);
+    m.cma_min_alignment_bytes = 8u << 20;
+    m.hugetlb = m.thp = false;
+
+    // A static pool off a 2 MiB boundary at both ends, in lowmem: the span before its base and
+    // after its end is named, and the base is where the finding points.
+    auto odd = cma_static("odd@5fa20000", 0x5fa20000, 0x401000, 7);
+    auto f = findings(check_tree(board({odd}), m), "arm-dma-remap");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "does not start on a 2 MiB boundary"));
+    CHECK(contains(f[0].message, "0x5fa00000..0x5fa1ffff and 0x5fe21000..0x5fffffff"));
+    CHECK(contains(f[0].message, "hangs early"));
+    // It is rejected too (8 MiB alignment): both findings, on the same node.
+    CHECK(findings(check_tree(board({odd}), m), "cma-base-alignment").size() == 1);
+
+    // A dynamic pool: its base is aligned, its size is not a 2 MiB multiple.
+    auto dynamic = cma_pool("dyn", 3u << 20);
+    auto d = findings(check_tree(board({dynamic}), m), "arm-dma-remap");
+    REQUIRE(d.size() == 1);
+    CHECK(contains(d[0].message, "does not end on a 2 MiB boundary"));
+
+    // On 2 MiB boundaries (even when rejected for the 8 MiB alignment): nothing to tear down.
+    CHECK(findings(check_tree(board({cma_static("ok@50200000", 0x50200000, 6u << 20)}), m),
+                   "arm-dma-remap")
+              .empty());
+    // Above 768 MiB of RAM (VMSPLIT_3G's lowmem) it may be highmem, which is not remapped.
+    auto high = findings(
+        check_tree(board({cma_static("high@72000000", 0x72000000, 0x10000)}), m), "arm-dma-remap");
+    REQUIRE(high.size() == 1);
+    CHECK(high[0].severity == Severity::warning);
+    CHECK(contains(high[0].message, "highmem"));
+
+    // 7.1+: rmem_cma_fixup() skips no-map (the node is declined before any fixup).
+    auto no_map = odd;
+    no_map.properties.push_back(flag("no-map"));
+    CHECK(findings(check_tree(board({no_map}), m), "arm-dma-remap").empty());
+    // 6.12 (the restructure, before the ops): every reusable shared-dma-pool, no-map included.
+    m.version = *KernelVersion::parse("6.12.117");
+    CHECK(findings(check_tree(board({no_map}), m), "arm-dma-remap").size() == 1);
+    // 6.1 runs the fixup only for pools rmem_cma_setup() accepted: aligned, nothing to say.
+    m.version = *KernelVersion::parse("6.1.192");
+    CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
+    // Without CONFIG_DMA_CMA arm has no fixup at all; arm64 has none either.
+    m.version = *KernelVersion::parse("7.2.13");
+    m.dma_cma = false;
+    CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
+    CHECK(findings(check_tree(board({odd}), arm64_612(4096)), "arm-dma-remap").empty());
+}

@@ -32,6 +32,12 @@ struct ReservedMemRules {
     // several tuples warns, reserves only the first tuple and keeps the node (the others stay
     // with the page allocator).
     bool first_reg_tuple_only;
+    // The v6.13 restructure (6.12.y) calls dma_contiguous_early_fixup() when a reusable
+    // shared-dma-pool is reserved (static and dynamic), before rmem_cma_setup() checks its
+    // alignment; 6.1 calls it only for a pool rmem_cma_setup() accepted. On arm (32-bit) the
+    // fixup makes dma_contiguous_remap() re-map the region in the linear map, clearing whole
+    // 2 MiB PMDs first (arch/arm/mm/dma-mapping.c).
+    bool cma_fixup_at_reservation;
     const char* source;
 };
 
