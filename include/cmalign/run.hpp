@@ -51,6 +51,11 @@ struct CheckOutcome {
     std::vector<Diagnostic> config_diagnostics; // problems in the configuration itself
     std::size_t inputs = 0;                     // inputs checked
     std::size_t unaffected_inputs = 0;          // inputs left out by affected_by
+    // Every file the outcome was computed from, as a depfile lists them: the -c inputs, the
+    // Kconfig files and Makefile of an evaluated tree, each board and overlay with everything its
+    // preprocessing read. nullopt when one is not known (dt::Tree::sources) or not all inputs
+    // could be read.
+    std::optional<std::vector<std::string>> sources;
 
     bool unusable_input() const { return !model || !input_errors.empty(); }
     // input_error: no model or an unreadable input; findings: an error-level finding (or a

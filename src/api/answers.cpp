@@ -2,13 +2,11 @@
 #include "cmalign/internal/answers.hpp"
 
 #include <filesystem>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
-#include "cmalign/internal/run_inputs.hpp"
 
 namespace cmalign::answers {
 
@@ -74,39 +72,15 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
     if (disk_cache::write_entry(path, text)) disk_cache::prune(dir, kind, kept_entries);
 }
 
-std::optional<std::vector<std::string>> check_sources(const CheckRequest& request) {
+std::optional<std::vector<std::string>> check_sources(const CheckRequest& request,
+                                                      const CheckOutcome& outcome) {
     // --kconfig-shell: the answer also depends on the toolchain the probes ran, which no entry
     // records (the Kconfig entries are not kept either).
     if (!request.affected_by.empty() || request.config.kconfig_shell) return std::nullopt;
     std::error_code ec;
     for (const auto& input : request.inputs)
         if (fs::is_directory(input, ec)) return std::nullopt;
-    std::set<std::string> sources;
-    // The configuration as run_check() resolves and evaluates it (the evaluation itself is a
-    // cached read by now).
-    Diagnostics diags;
-    const ConfigOptions config = resolve_config_options(request.config, request.inputs, diags);
-    auto evaluation = evaluate_config(config, diags);
-    if (!evaluation || diags.has_errors()) return std::nullopt;
-    for (const auto& file : config.config_files)
-        sources.insert(file);
-    for (const auto& file : evaluation->sources)
-        sources.insert(file);
-    if (config.kernel_tree && evaluation->sources.empty()) {
-        // A tree that is not evaluated still gives the version (its Makefile).
-        auto makefile = fs::path(*config.kernel_tree) / "Makefile";
-        if (fs::exists(makefile, ec)) sources.insert(makefile.string());
-    }
-    const auto options = detail::preprocess_options(request.tree);
-    dt::FileCache cache;
-    std::vector<std::string> boards = request.inputs;
-    boards.insert(boards.end(), request.tree.overlays.begin(), request.tree.overlays.end());
-    for (const auto& board : boards) {
-        auto files = detail::board_sources(board, options, cache);
-        if (!files) return std::nullopt;
-        sources.insert(files->begin(), files->end());
-    }
-    return std::vector<std::string>(sources.begin(), sources.end());
+    return outcome.sources;
 }
 
 } // namespace cmalign::answers

@@ -165,7 +165,19 @@ detail::CommandModel detail::command_model(const ConfigOptions& given,
     detail::CommandModel out;
     Diagnostics diags;
     out.config = resolve_config_options(given, inputs, diags);
-    out.model = load_model(out.config, diags);
+    // load_model(), keeping the evaluation's record of the files it read.
+    const ConfigOptions options = resolve_config_options(out.config, {}, diags);
+    if (auto derive_options = kernel_options(options, diags)) {
+        if (auto evaluation = evaluate_config(options, diags)) {
+            out.sources = options.config_files;
+            out.sources.insert(out.sources.end(), evaluation->sources.begin(),
+                               evaluation->sources.end());
+            if (options.kernel_tree)
+                out.sources.push_back(
+                    (std::filesystem::path(*options.kernel_tree) / "Makefile").string());
+            out.model = kernel::derive(evaluation->config, *derive_options, diags);
+        }
+    }
     out.diagnostics = diags.items();
     return out;
 }

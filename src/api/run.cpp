@@ -259,11 +259,16 @@ nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by) {
 
 CheckOutcome run_check(const CheckRequest& request) {
     CheckOutcome outcome;
-    auto [config, model, config_diagnostics] =
+    auto [config, model, config_diagnostics, config_sources] =
         detail::command_model(request.config, request.inputs);
     outcome.model = std::move(model);
     outcome.config_diagnostics = std::move(config_diagnostics);
     if (!outcome.model) return outcome;
+    std::optional<std::vector<std::string>> sources = std::move(config_sources);
+    auto add_sources = [&sources](const std::optional<std::vector<std::string>>& files) {
+        if (!files) sources.reset();
+        if (sources) sources->insert(sources->end(), files->begin(), files->end());
+    };
 
     Diagnostics expand_diags;
     auto inputs = expand_inputs(request.inputs, expand_diags);
@@ -290,10 +295,13 @@ CheckOutcome run_check(const CheckRequest& request) {
                                     overlay_diags.items().end());
         return outcome;
     }
+    for (const auto& overlay : *overlays)
+        add_sources(overlay.sources);
 
     struct Slot {
         std::optional<checks::Result> result;
         std::vector<Diagnostic> errors;
+        std::optional<std::vector<std::string>> sources;
     };
     std::vector<Slot> slots(inputs.size());
     std::mutex progress_mutex;
@@ -301,8 +309,10 @@ CheckOutcome run_check(const CheckRequest& request) {
     detail::for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
         Diagnostics diags;
         auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
-        if (tree && !diags.has_errors())
+        if (tree && !diags.has_errors()) {
             slots[i].result = checks::run(*tree, *outcome.model, request.checks);
+            slots[i].sources = std::move(tree->sources);
+        }
         for (auto& d : diags.items()) {
             if (d.input.empty()) d.input = inputs[i];
             slots[i].errors.push_back(std::move(d));
@@ -313,8 +323,15 @@ CheckOutcome run_check(const CheckRequest& request) {
         }
     });
 
-    for (auto& slot : slots)
+    for (auto& slot : slots) {
+        add_sources(slot.sources);
         detail::add_input_result(outcome, std::move(slot.result), std::move(slot.errors));
+    }
+    if (sources && outcome.input_errors.empty()) {
+        std::sort(sources->begin(), sources->end());
+        sources->erase(std::unique(sources->begin(), sources->end()), sources->end());
+        outcome.sources = std::move(sources);
+    }
     return outcome;
 }
 

@@ -148,7 +148,7 @@ ExitCode FixOutcome::exit_code() const {
 FixOutcome run_fix(const FixRequest& request) {
     FixOutcome outcome;
     outcome.mode = request.mode;
-    auto [config, model, config_diagnostics] =
+    auto [config, model, config_diagnostics, config_sources] =
         detail::command_model(request.config, request.inputs);
     outcome.model = std::move(model);
     outcome.config_diagnostics = std::move(config_diagnostics);

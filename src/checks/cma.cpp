@@ -274,7 +274,7 @@ extern const CheckInfo cma_areas{
 // Only lowmem is remapped (below arm_lowmem_limit: 768 MiB above the start of RAM with
 // VMSPLIT_3G and the default vmalloc size; more with the other splits, less with vmalloc=).
 
-constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;   // PMD_SIZE, classic and LPAE
+constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;    // PMD_SIZE, classic and LPAE
 constexpr std::uint64_t arm_lowmem_3g = std::uint64_t{768} << 20; // VMSPLIT_3G, vmalloc 240 MiB
 
 void check_arm_dma_remap(const Context& ctx, Findings& out) {
@@ -291,8 +291,7 @@ void check_arm_dma_remap(const Context& ctx, Findings& out) {
         if (!r.shared_dma_pool || !r.reusable || r.disabled || !r.accepted_by_parser || !r.size ||
             !r.size_ref)
             continue;
-        if (rules.declined_is_enodev && (r.no_map || (r.cma_default && res.cma_cmdline)))
-            continue;
+        if (rules.declined_is_enodev && (r.no_map || (r.cma_default && res.cma_cmdline))) continue;
         // A dynamic pool's base is aligned to at least CMA_MIN_ALIGNMENT_BYTES (≥ 2 MiB on arm).
         std::uint64_t base = r.dynamic ? 0 : r.base.value_or(0);
         if (!r.dynamic && !r.base) continue;
@@ -314,7 +313,7 @@ void check_arm_dma_remap(const Context& ctx, Findings& out) {
         // Above the 3G split's lowmem the region may be highmem, which is not remapped.
         bool surely_lowmem = r.dynamic || (ram_start && base < *ram_start + arm_lowmem_3g);
         Location at = (!r.dynamic && r.base_ref && base % arm_pmd_size) ? r.base_ref->where
-                                                                         : r.size_ref->where;
+                                                                        : r.size_ref->where;
         out.add(surely_lowmem ? Severity::error : Severity::warning, at, r.path,
                 fmt::format("{} {} on a 2 MiB boundary: {} queues this reusable shared-dma-pool "
                             "for dma_contiguous_remap() when it reserves it, before its alignment "
@@ -322,8 +321,7 @@ void check_arm_dma_remap(const Context& ctx, Findings& out) {
                             "map and maps back only the region, so {} stays unmapped while the "
                             "kernel uses that memory: the boot hangs early (right after \"cma: "
                             "Reserved … MiB\", before the console) or oopses later{}",
-                            r.name,
-                            base % arm_pmd_size ? "does not start" : "does not end",
+                            r.name, base % arm_pmd_size ? "does not start" : "does not end",
                             kernel_name(m), where,
                             surely_lowmem
                                 ? ""
@@ -334,9 +332,12 @@ void check_arm_dma_remap(const Context& ctx, Findings& out) {
 }
 
 extern const CheckInfo arm_dma_remap{
-    "arm-dma-remap", Severity::error, true,
+    "arm-dma-remap",
+    Severity::error,
+    true,
     "arm (32-bit) 6.12+: a reusable shared-dma-pool not on 2 MiB boundaries unmaps the memory "
     "beside it (dma_contiguous_remap): the boot hangs or oopses",
-    check_arm_dma_remap, &reserved_memory_well_formed};
+    check_arm_dma_remap,
+    &reserved_memory_well_formed};
 
 } // namespace cmalign::checks::entries

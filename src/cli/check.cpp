@@ -132,7 +132,8 @@ void print_outcome(const CheckRequest& request, const CheckOutcome& outcome,
     print_summary(request, outcome, all);
 }
 
-ExitCode check_and_print(CheckRequest& request, const Invocation& invocation) {
+ExitCode check_and_print(CheckRequest& request, const Invocation& invocation,
+                         std::optional<std::vector<std::string>>& sources) {
     bool show_progress = !invocation.flag("no_progress") && isatty(STDERR_FILENO);
     if (show_progress) {
         request.progress = [](std::size_t done, std::size_t total) {
@@ -140,6 +141,7 @@ ExitCode check_and_print(CheckRequest& request, const Invocation& invocation) {
         };
     }
     auto outcome = run_check(request);
+    sources = answers::check_sources(request, outcome);
     if (show_progress && outcome.inputs > 1) std::fputs("\r\033[K", stderr);
     if (!outcome.model) {
         for (const auto& d : outcome.config_diagnostics)
@@ -158,9 +160,10 @@ ExitCode check_command(const Invocation& invocation) {
     pass_environment(request.config, invocation);
     if (command.sweep) return print_sweep(request, *command.sweep, invocation.value("format"));
     // A command line answered before over unchanged files prints that answer again.
+    std::optional<std::vector<std::string>> sources;
     return cached_answer(
-        invocation, "check", request.config, [&] { return check_and_print(request, invocation); },
-        [&] { return answers::check_sources(request); });
+        invocation, "check", request.config,
+        [&] { return check_and_print(request, invocation, sources); }, [&] { return sources; });
 }
 
 } // namespace cmalign::cli

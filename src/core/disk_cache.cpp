@@ -58,51 +58,15 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed) {
     return h;
 }
 
-namespace {
-
-// Content hashes already computed in this process, by path: one run stamps the same files for
-// more than one entry (its Kconfig evaluation, then its answer). A hash is reused only for a file
-// of the same size and mtime that was not racy when hashed — the rule unchanged() trusts.
-class HashMemo {
-public:
-    std::optional<std::uint64_t> find(const Stamp& now) {
-        std::lock_guard lock(mutex_);
-        auto it = hashes_.find(now.path);
-        if (it == hashes_.end() || it->second.size != now.size ||
-            it->second.mtime_ns != now.mtime_ns || it->second.racy)
-            return std::nullopt;
-        return it->second.hash;
-    }
-    void keep(const Stamp& s) {
-        std::lock_guard lock(mutex_);
-        hashes_[s.path] = s;
-    }
-
-private:
-    std::mutex mutex_;
-    std::unordered_map<std::string, Stamp> hashes_;
-};
-
-HashMemo& hash_memo() {
-    static HashMemo memo;
-    return memo;
-}
-
-} // namespace
-
 std::optional<Stamp> stamp(const std::string& path) {
     Stamp s;
     s.path = path;
     if (!stat_of(path, s.size, s.mtime_ns)) return std::nullopt;
     s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
-    if (auto known = hash_memo().find(s); known && !s.racy) {
-        s.hash = *known;
-        return s;
-    }
+    if (!s.racy) return s;
     auto content = slurp(path);
     if (!content) return std::nullopt;
     s.hash = fnv1a(*content);
-    hash_memo().keep(s);
     return s;
 }
 
@@ -130,8 +94,9 @@ bool unchanged(const Stamp& s, StatMemo* memo) {
     bool found = memo ? memo->stat_of(s.path, size, mtime) : stat_of(s.path, size, mtime);
     if (!found || size != s.size) return false;
     if (mtime == s.mtime_ns && !s.racy) return true;
+    if (!s.hash) return false; // touched: recomputed, even when the bytes are the same
     auto content = slurp(s.path);
-    return content && fnv1a(*content) == s.hash;
+    return content && fnv1a(*content) == *s.hash;
 }
 
 namespace {
@@ -159,7 +124,16 @@ bool all_unchanged(const std::vector<Stamp>& stamps, StatMemo* memo) {
 
 std::string escape(std::string_view text) {
     std::string out;
-    out.reserve(text.size());
+    escape_to(out, text);
+    return out;
+}
+
+void escape_to(std::string& out, std::string_view text) {
+    // Most fields (symbol names, values, paths) need no escape: appended whole.
+    if (text.find_first_of("\\\t\n\r") == std::string_view::npos) {
+        out += text;
+        return;
+    }
     for (char c : text) {
         switch (c) {
         case '\\':
@@ -178,7 +152,6 @@ std::string escape(std::string_view text) {
             out += c;
         }
     }
-    return out;
 }
 
 std::string line(std::initializer_list<std::string_view> fields) {
@@ -187,7 +160,7 @@ std::string line(std::initializer_list<std::string_view> fields) {
     for (auto f : fields) {
         if (!first) out += '\t';
         first = false;
-        out += escape(f);
+        escape_to(out, f);
     }
     out += '\n';
     return out;
@@ -210,19 +183,25 @@ std::vector<std::string> fields(std::string_view line) {
 }
 
 std::string stamp_line(const Stamp& s) {
-    // The hash as its signed bit pattern: the one integer reader reads long long.
+    // The hash as its signed bit pattern ("-" when not taken).
     return fmt::format("file\t{}\t{}\t{}\t{}\t{}\n", escape(s.path), s.size, s.mtime_ns,
-                       static_cast<long long>(s.hash), s.racy ? 1 : 0);
+                       s.hash ? std::to_string(static_cast<long long>(*s.hash)) : "-",
+                       s.racy ? 1 : 0);
 }
 
 std::optional<Stamp> parse_stamp(const std::vector<std::string>& f) {
     if (f.size() != 6 || f[0] != "file" || (f[5] != "0" && f[5] != "1")) return std::nullopt;
     auto size = parse_integer(f[2], IntegerSyntax::decimal);
     auto mtime = parse_integer(f[3], IntegerSyntax::decimal);
-    auto hash = parse_integer(f[4], IntegerSyntax::decimal);
-    if (!size || *size < 0 || !mtime || !hash) return std::nullopt;
-    return Stamp{f[1], static_cast<std::uint64_t>(*size), *mtime, static_cast<std::uint64_t>(*hash),
-                 f[5] == "1"};
+    Stamp s{f[1], static_cast<std::uint64_t>(size.value_or(0)), mtime.value_or(0), {}, f[5] == "1"};
+    if (!size || *size < 0 || !mtime) return std::nullopt;
+    if (f[4] != "-") {
+        auto hash = parse_integer(f[4], IntegerSyntax::decimal);
+        if (!hash) return std::nullopt;
+        s.hash = static_cast<std::uint64_t>(*hash);
+    }
+    if (s.racy && !s.hash) return std::nullopt; // a racy file is judged by its content
+    return s;
 }
 
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,

@@ -267,7 +267,10 @@ std::optional<Tree> read_dtb(const std::string& path, Diagnostics& diags, const 
         return std::nullopt;
     }
     auto tree = parse_dtb(bytes, path, diags, options);
-    if (tree) tree->input = input.empty() ? path : std::move(input);
+    if (tree) {
+        tree->input = input.empty() ? path : std::move(input);
+        tree->sources = std::vector<std::string>{path};
+    }
     return tree;
 }
 

@@ -407,7 +407,14 @@ std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& o
     if (!syntax_file) return std::nullopt;
     ResolveOptions ropts = resolve_options;
     if (ropts.input.empty()) ropts.input = path;
-    return resolve(*syntax_file, diags, ropts);
+    auto tree = resolve(*syntax_file, diags, ropts);
+    if (tree && text->text.find("/include/") == std::string::npos &&
+        text->text.find("/incbin/") == std::string::npos) {
+        tree->sources.emplace();
+        for (const auto& file : text->files)
+            if (file) tree->sources->push_back(file->path);
+    }
+    return tree;
 }
 
 } // namespace cmalign::dt

@@ -4,6 +4,7 @@
 #include "kconfig_disk_cache.hpp"
 
 #include <filesystem>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,20 @@ int number(const std::string& text) {
 
 std::string location_fields(const Location& l) {
     return fmt::format("{}\t{}\t{}", disk_cache::escape(l.file), l.line, l.column);
+}
+
+// One configuration entry as a line ("in" in keys, "entry" in evaluations), appended in place:
+// a full .config has ten thousand of them, written for the key and again for the entry.
+template <class Entry>
+void append_entry(std::string& out, std::string_view tag, std::string_view name, const Entry& e) {
+    out += tag;
+    out += '\t';
+    disk_cache::escape_to(out, name);
+    out += '\t';
+    disk_cache::escape_to(out, e.value);
+    out += e.quoted ? "\t1\t" : "\t0\t";
+    disk_cache::escape_to(out, e.where.file);
+    fmt::format_to(std::back_inserter(out), "\t{}\t{}\n", e.where.line, e.where.column);
 }
 
 std::optional<Location> location_of(const std::vector<std::string>& f, std::size_t at) {
@@ -100,8 +115,7 @@ std::string disk_key(const std::string& tree, const std::string& arch, const Con
     key += disk_cache::line(
         {"header", inputs.header_arch.value_or("-"), inputs.header_version.value_or("-")});
     for (const auto& [name, e] : inputs.entries())
-        key += fmt::format("in\t{}\t{}\t{}\t{}\n", disk_cache::escape(name),
-                           disk_cache::escape(e.value), e.quoted ? 1 : 0, location_fields(e.where));
+        append_entry(key, "in", name, e);
     return key;
 }
 
@@ -141,9 +155,7 @@ void store_evaluation(const std::string& dir, const std::string& key, const Eval
     text += disk_cache::line({"header", c.header_arch ? "1" : "0", c.header_arch.value_or(""),
                               c.header_version ? "1" : "0", c.header_version.value_or("")});
     for (const auto& [name, e] : c.entries())
-        text +=
-            fmt::format("entry\t{}\t{}\t{}\t{}\n", disk_cache::escape(name),
-                        disk_cache::escape(e.value), e.quoted ? 1 : 0, location_fields(e.where));
+        append_entry(text, "entry", name, e);
     for (const auto& [name, how] : c.decided_by)
         text += disk_cache::line({"decided", name, how});
     for (const auto& a : result.assumptions)

@@ -103,6 +103,31 @@ TEST_CASE("run_check with affected_by checks only the affected inputs") {
     fs::remove_all(dir);
 }
 
+TEST_CASE("run_check lists the files its outcome was computed from, or says it cannot") {
+    auto dir = temp_dir("sources");
+    write(dir / "soc.dtsi", "/ { };\n");
+    write(dir / "inc/dt.h", "#define X 1\n");
+    write(dir / "a.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n#include \"dt.h\"\n/ { };\n");
+    write(dir / "arm64.config", "CONFIG_ARM64_4K_PAGES=y\n");
+    CheckRequest request;
+    request.inputs = {(dir / "a.dts").string()};
+    request.config.arch = "arm64";
+    request.config.config_files = {(dir / "arm64.config").string()};
+    request.tree.include_dirs = {(dir / "inc").string()};
+    auto outcome = run_check(request);
+    REQUIRE(outcome.sources);
+    CHECK(names(*outcome.sources) ==
+          std::set<std::string>{"a.dts", "soc.dtsi", "dt.h", "arm64.config"});
+    // dtc's /include/ is read after the preprocessor's record: not known, so not listed at all.
+    write(dir / "b.dts", "/dts-v1/;\n/include/ \"soc.dtsi\"\n");
+    request.inputs = {(dir / "b.dts").string()};
+    CHECK_FALSE(run_check(request).sources);
+    // An input that cannot be read: nothing the answer could be kept with.
+    request.inputs = {(dir / "missing.dts").string()};
+    CHECK_FALSE(run_check(request).sources);
+    fs::remove_all(dir);
+}
+
 TEST_CASE("on the kernel's rockchip boards the affected set is what gcc's cpp -M lists") {
     const fs::path ksrc = CMALIGN_KERNEL_SRC_DIR "/linux-source-6.12";
     REQUIRE_MESSAGE(fs::exists(ksrc / "Makefile"), "scripts/kernel-sources extracts " << ksrc);

@@ -724,8 +724,8 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
                    "arm-dma-remap")
               .empty());
     // Above 768 MiB of RAM (VMSPLIT_3G's lowmem) it may be highmem, which is not remapped.
-    auto high = findings(
-        check_tree(board({cma_static("high@72000000", 0x72000000, 0x10000)}), m), "arm-dma-remap");
+    auto high = findings(check_tree(board({cma_static("high@72000000", 0x72000000, 0x10000)}), m),
+                         "arm-dma-remap");
     REQUIRE(high.size() == 1);
     CHECK(high[0].severity == Severity::warning);
     CHECK(contains(high[0].message, "highmem"));

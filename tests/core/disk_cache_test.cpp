@@ -79,3 +79,30 @@ TEST_CASE("disk cache: a stat memo looks each file up once within its pass") {
     dc::StatMemo next_pass;
     CHECK_FALSE(dc::unchanged(*stamp, &next_pass));
 }
+
+TEST_CASE("disk cache: only a racy file is hashed; a settled one is judged by size and time") {
+    Dir d;
+    auto a = d.write("b.dtsi", "one");
+    // Settled: its mtime well before the entry.
+    fs::last_write_time(a, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    auto settled = dc::stamp(a);
+    REQUIRE(settled);
+    CHECK_FALSE(settled->racy);
+    CHECK_FALSE(settled->hash); // no content read
+    CHECK(dc::unchanged(*settled));
+    // The line keeps "no hash" and reads back the same.
+    auto line = dc::stamp_line(*settled);
+    CHECK(line.find("\t-\t0\n") != std::string::npos);
+    std::vector<std::string> files;
+    CHECK(dc::read_lines(entry("k", {*settled}), "fmt\t1", "k", files,
+                         [](const auto& f) { return f.size() == 2 && f[0] == "x"; }));
+    // Touched with the same bytes: not trusted (recomputed), as make would.
+    fs::last_write_time(a, fs::file_time_type::clock::now() - std::chrono::minutes(30));
+    CHECK_FALSE(dc::unchanged(*settled));
+    // A racy stamp without its hash is not a stamp: the entry is not read.
+    auto racy = *settled;
+    racy.racy = true;
+    files.clear();
+    CHECK_FALSE(dc::read_lines(entry("k", {racy}), "fmt\t1", "k", files,
+                               [](const auto& f) { return f.size() == 2 && f[0] == "x"; }));
+}

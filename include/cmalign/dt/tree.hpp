@@ -76,6 +76,10 @@ struct Tree {
     Node root;
     std::vector<MemReserve> memreserve;
     std::uint32_t boot_cpuid = 0;
+    // Every file read to build the tree (a DTB: the blob; a DTS: the board and all its
+    // preprocessing read), as a build system's depfile lists them; nullopt when not known:
+    // dtc's /include/ and /incbin/ are read by the DTS parser, after the preprocessor's record.
+    std::optional<std::vector<std::string>> sources;
 
     // "/reserved-memory/foo@0"; "/" is the root. nullptr when absent.
     const Node* find(std::string_view path) const;

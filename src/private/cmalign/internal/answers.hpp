@@ -39,10 +39,11 @@ std::optional<Answer> find(const std::string& dir, const std::string& key);
 void store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
            const Answer& answer);
 
-// Every file check's answer to `request` depends on, or nullopt when the answer is not kept:
-// a directory among the inputs (a new board would not be seen), --affected-by (its include
-// graphs are cached on their own), --kconfig-shell (the toolchain is part of the answer), or an
-// input or configuration that cannot be read.
-std::optional<std::vector<std::string>> check_sources(const CheckRequest& request);
+// Every file check's answer to `request` depends on (what `outcome`, its run, read), or nullopt
+// when the answer is not kept: a directory among the inputs (a new board would not be seen),
+// --affected-by (its include graphs are cached on their own), --kconfig-shell (the toolchain is
+// part of the answer), or an outcome whose sources are not known (CheckOutcome::sources).
+std::optional<std::vector<std::string>> check_sources(const CheckRequest& request,
+                                                      const CheckOutcome& outcome);
 
 } // namespace cmalign::answers

@@ -40,6 +40,9 @@ struct CommandModel {
     ConfigOptions config;
     std::optional<kernel::Model> model;
     std::vector<Diagnostic> diagnostics;
+    // The files the model was computed from: the -c inputs, the Kconfig files of an evaluated
+    // tree, and the tree's Makefile (its version) when one is given.
+    std::vector<std::string> sources;
 };
 CommandModel command_model(const ConfigOptions& given, const std::vector<std::string>& inputs);
 

@@ -32,8 +32,11 @@ struct Stamp {
     std::string path;
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
-    std::uint64_t hash = 0; // FNV-1a 64 of the content
-    bool racy = false;      // written within 2 s of the entry: always compared by content
+    // FNV-1a 64 of the content, taken only for a racy file: one written within 2 s of the entry,
+    // whose mtime cannot tell a later write in the same tick. Any other file is the same while
+    // its size and mtime are (as make and git's index judge), so hashing it would only cost.
+    std::optional<std::uint64_t> hash;
+    bool racy = false; // written within 2 s of the entry: always compared by content
 };
 
 // FNV-1a, 64 bits: names entries (the full key is stored and compared) and fingerprints content.
@@ -64,6 +67,7 @@ bool unchanged(const Stamp& s, StatMemo* memo = nullptr);
 
 // One line of an entry: fields separated by tabs; backslash, tab, CR and LF escaped.
 std::string escape(std::string_view text);
+void escape_to(std::string& out, std::string_view text); // appends, as escape() returns
 std::string line(std::initializer_list<std::string_view> fields);
 // The fields of one line (unescaped).
 std::vector<std::string> fields(std::string_view line);
