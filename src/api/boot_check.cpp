@@ -179,8 +179,8 @@ std::vector<std::string> crash_lines(const std::string& output) {
     std::string line;
     while (std::getline(lines, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        for (const char* mark : {"WARNING: CPU", "Unable to handle kernel", "BUG:", "Oops",
-                                 "pc : ", "Kernel panic - not syncing"})
+        for (const char* mark : {"WARNING: CPU", "WARNING: mm/", "Unable to handle kernel",
+                                 "BUG:", "Oops", "pc : ", "Kernel panic - not syncing"})
             if (line.find(mark) != std::string::npos && crash.size() < 12) {
                 crash.push_back(line);
                 break;
@@ -336,10 +336,22 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
                          run.output.find("Kernel panic - not syncing") == std::string::npos);
     if (request.save_log) write_file(*request.save_log, run.output.data(), run.output.size());
     // A panic before the root mount is an answer too: the board does not boot on this kernel.
-    if (!out.reached_panic && run.output.find("Kernel panic - not syncing") != std::string::npos) {
+    // So is an oops or BUG after which the kernel never got there (32-bit arm stops in its oops
+    // handler, "Internal error: Oops - bad mode", or after "BUG: Bad page state", without the
+    // panic line).
+    const bool oopsed =
+        run.timed_out && (run.output.find("Internal error: Oops") != std::string::npos ||
+                          run.output.find("Unable to handle kernel") != std::string::npos ||
+                          run.output.find("] BUG: ") != std::string::npos);
+    if (!out.reached_panic &&
+        (run.output.find("Kernel panic - not syncing") != std::string::npos || oopsed)) {
         out.crash = crash_lines(run.output);
-        out.notes.push_back("the kernel crashed before the root mount: the board does not boot "
-                            "on it (see \"crash\")");
+        out.notes.push_back(
+            oopsed ? fmt::format("the kernel oopsed and did not get further within {} s: the "
+                                 "board does not boot on it (see \"crash\")",
+                                 request.timeout_seconds)
+                   : "the kernel crashed before the root mount: the board does not boot on it "
+                     "(see \"crash\")");
     }
     if (!run.started || (!out.reached_panic && out.crash.empty())) {
         out.log_tail = last_lines(run.output, 25);

@@ -277,21 +277,55 @@ extern const CheckInfo cma_areas{
 constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;    // PMD_SIZE, classic and LPAE
 constexpr std::uint64_t arm_lowmem_3g = std::uint64_t{768} << 20; // VMSPLIT_3G, vmalloc 240 MiB
 
+// Whether the kernel queues `r` for dma_contiguous_remap(): when reserving it (6.12+), or once
+// rmem_cma_setup() accepted it (before).
+bool queued_for_remap(const Context& ctx, const Region& r) {
+    const auto& rules = kernel::reserved_mem_rules(ctx.model.version);
+    if (!r.shared_dma_pool || !r.reusable || r.disabled || !r.accepted_by_parser || !r.size ||
+        !r.size_ref)
+        return false;
+    if (rules.cma_fixup_at_reservation)
+        return !(rules.declined_is_enodev &&
+                 (r.no_map || (r.cma_default && ctx.reservations.cma_cmdline)));
+    auto facts = alignment_facts(ctx.model);
+    return !r.no_map && facts.exact && *r.size % *facts.exact == 0 &&
+           (r.dynamic || (r.base && *r.base % *facts.exact == 0));
+}
+
+// Two queued regions that overlap: iotable_init() registers each remapped range as a static
+// vm area, and vm_area_add_early() (mm/vmalloc.c) has BUG_ON() for overlapping ones, hit in
+// paging_init() before the exception vectors exist: a silent hang (booted: 7.2 armmp).
+void check_remap_overlaps(const Context& ctx, Findings& out) {
+    std::vector<const Region*> fixed;
+    for (const auto& r : ctx.reservations.regions)
+        if (!r.dynamic && r.base && r.base_ref && queued_for_remap(ctx, r)) fixed.push_back(&r);
+    for (std::size_t i = 0; i < fixed.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+            const auto& a = *fixed[j];
+            const auto& b = *fixed[i];
+            if (!overlaps(Interval::of(*a.base, *a.size), Interval::of(*b.base, *b.size))) continue;
+            out.add(Severity::error, b.base_ref->where, b.path,
+                    fmt::format("{} overlaps {}, and {} queues both reusable shared-dma-pools for "
+                                "dma_contiguous_remap(): the second overlapping remap hits "
+                                "BUG_ON() in vm_area_add_early() during paging_init(), before the "
+                                "console, so the boot hangs right after \"cma: Reserved … MiB\"",
+                                b.name, a.name, kernel_name(ctx.model)));
+        }
+}
+
 void check_arm_dma_remap(const Context& ctx, Findings& out) {
     const auto& m = ctx.model;
     if (m.arch != kernel::Arch::arm || !m.cma || !m.dma_cma) return;
+    check_remap_overlaps(ctx, out);
     const auto& rules = kernel::reserved_mem_rules(m.version);
-    if (!rules.cma_fixup_at_reservation) return;
+    if (!rules.cma_fixup_at_reservation) return; // accepted pools are CMA-aligned (≥ 2 MiB)
     const auto& res = ctx.reservations;
     std::optional<std::uint64_t> ram_start;
     for (const auto& bank : res.memory)
         if (bank.range.size && (!ram_start || bank.range.base < *ram_start))
             ram_start = bank.range.base;
     for (const auto& r : res.regions) {
-        if (!r.shared_dma_pool || !r.reusable || r.disabled || !r.accepted_by_parser || !r.size ||
-            !r.size_ref)
-            continue;
-        if (rules.declined_is_enodev && (r.no_map || (r.cma_default && res.cma_cmdline))) continue;
+        if (!queued_for_remap(ctx, r)) continue;
         // A dynamic pool's base is aligned to at least CMA_MIN_ALIGNMENT_BYTES (≥ 2 MiB on arm).
         std::uint64_t base = r.dynamic ? 0 : r.base.value_or(0);
         if (!r.dynamic && !r.base) continue;

@@ -232,8 +232,10 @@ void check_outside_memory(const Context& ctx, Findings& out) {
                 std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
                     return ram.largest_piece_within(Interval::of(a.base, a.size)) >= *r.size;
                 });
+            // The pool is lost on the memory this tree describes: an error (booted: every kernel
+            // of scripts/boot-truth prints the line, 5.10 prints nothing and has no pool).
             if (!any)
-                out.add(Severity::warning, r.where, r.path,
+                out.add(Severity::error, r.where, r.path,
                         fmt::format("no alloc-ranges entry of {} overlaps the /memory banks of "
                                     "this tree by {} or more: memblock_phys_alloc_range() only "
                                     "allocates RAM, so the kernel prints \"OF: reserved mem: "
@@ -245,7 +247,7 @@ void check_outside_memory(const Context& ctx, Findings& out) {
 }
 
 extern const CheckInfo outside_memory{
-    "outside-memory", Severity::warning, true,
+    "outside-memory", Severity::error, true,
     "CMA pools outside the /memory banks (the kernel cannot activate them) and alloc-ranges "
     "that hold no RAM",
     check_outside_memory};

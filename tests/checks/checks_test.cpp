@@ -298,7 +298,8 @@ TEST_CASE("outside-memory") {
     auto ranged = cma_pool("r", 64u << 20);
     ranged.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
     auto g = findings(check_tree(board({ranged}), arm64_612()), "outside-memory");
-    REQUIRE(g.size() == 1); // only 32 MiB of that range is RAM
+    REQUIRE(g.size() == 1);                  // only 32 MiB of that range is RAM
+    CHECK(g[0].severity == Severity::error); // the pool is lost on this tree's memory
     auto fits = cma_pool("r", 32u << 20);
     fits.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
     CHECK(findings(check_tree(board({fits}), arm64_612()), "outside-memory").empty());
@@ -740,6 +741,21 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
     // 6.1 runs the fixup only for pools rmem_cma_setup() accepted: aligned, nothing to say.
     m.version = *KernelVersion::parse("6.1.192");
     CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
+    // Two overlapping pools, both on 2 MiB boundaries: the second remap hits BUG_ON() in
+    // vm_area_add_early(). 6.1 queues only accepted (8 MiB-aligned) pools, and two of those
+    // that overlap hang it the same way.
+    m.version = *KernelVersion::parse("7.2.13");
+    auto first = cma_static("a@5e800000", 0x5e800000, 4u << 20);
+    auto second = cma_static("b@5ea00000", 0x5ea00000, 16u << 20);
+    auto o = findings(check_tree(board({first, second}), m), "arm-dma-remap");
+    REQUIRE(o.size() == 1);
+    CHECK(o[0].node == "/reserved-memory/b@5ea00000");
+    CHECK(contains(o[0].message, "BUG_ON() in vm_area_add_early()"));
+    m.version = *KernelVersion::parse("6.1.192");
+    CHECK(findings(check_tree(board({first, second}), m), "arm-dma-remap").empty());
+    auto aligned_a = cma_static("a@50000000", 0x50000000, 16u << 20);
+    auto aligned_b = cma_static("b@50800000", 0x50800000, 16u << 20);
+    CHECK(findings(check_tree(board({aligned_a, aligned_b}), m), "arm-dma-remap").size() == 1);
     // Without CONFIG_DMA_CMA arm has no fixup at all; arm64 has none either.
     m.version = *KernelVersion::parse("7.2.13");
     m.dma_cma = false;
