@@ -228,15 +228,80 @@ extern const CheckInfo cma_default{
 // cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
 // (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
 
+// The permutation lib/sort.c's sort() (the bottom-up heapsort of v5.2 on) leaves `keys` in: not
+// stable, so equal keys come out in an order only the algorithm itself tells.
+std::vector<std::size_t>
+kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& keys) {
+    std::vector<std::size_t> at(keys.size());
+    for (std::size_t i = 0; i < at.size(); ++i)
+        at[i] = i;
+    auto cmp = [&](std::size_t x, std::size_t y) {
+        return keys[at[x]] < keys[at[y]] ? -1 : keys[at[y]] < keys[at[x]] ? 1 : 0;
+    };
+    std::size_t n = at.size(), a = n / 2;
+    if (a == 0) return at;
+    for (;;) {
+        if (a) {
+            --a; // building the heap: sift down a
+        } else if (--n) {
+            std::swap(at[0], at[n]); // sorting: the root goes to n
+        } else {
+            break;
+        }
+        std::size_t b = a, c = 0, d = 0;
+        for (; c = 2 * b + 1, (d = c + 1) < n;)
+            b = cmp(c, d) >= 0 ? c : d;
+        if (d == n) b = c;
+        while (b != a && cmp(a, b) >= 0)
+            b = (b - 1) / 2;
+        c = b;
+        while (b != a) {
+            b = (b - 1) / 2;
+            std::swap(at[b], at[c]);
+        }
+    }
+    return at;
+}
+
+// The CMA pools in the order the kernel sets them up, each taking a MAX_CMA_AREAS slot.
+// 6.12+: dynamic nodes first (fdt_scan_reserved_mem), then static ones, in tree order.
+// Before: fdt_init_reserved_mem() first sorts reserved_mem[] by (base, size) with sort()
+// (__rmem_check_for_overlap(), drivers/of/of_reserved_mem.c 5.10 and 6.1), every saved node in
+// it: static ones with their first reg tuple, dynamic ones still at (0, 0) — so the order of
+// several dynamic pools is the heapsort's (booted: with 22 of them 5.10 and 6.1 lose the first
+// and the last, 6.12 and 7.2 the last two).
+std::vector<const Region*> cma_setup_order(const Context& ctx) {
+    std::vector<const Region*> pools;
+    const auto& regions = ctx.reservations.regions;
+    if (kernel::reserved_mem_rules(ctx.model.version).restructured) {
+        for (const auto& r : regions)
+            if (r.kind == Kind::cma && r.dynamic) pools.push_back(&r);
+        for (const auto& r : regions)
+            if (r.kind == Kind::cma && !r.dynamic) pools.push_back(&r);
+        return pools;
+    }
+    std::vector<const Region*> saved;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> keys;
+    for (const auto& r : regions) {
+        if (r.disabled || !r.accepted_by_parser) continue;
+        if (!r.reg.empty()) {
+            keys.emplace_back(r.reg.front().base, r.reg.front().size);
+        } else if (r.dynamic) {
+            keys.emplace_back(0, 0);
+        } else {
+            continue;
+        }
+        saved.push_back(&r);
+    }
+    for (auto i : kernel_sort_order(keys))
+        if (saved[i]->kind == Kind::cma) pools.push_back(saved[i]);
+    return pools;
+}
+
 void check_cma_areas(const Context& ctx, Findings& out) {
     int limit = ctx.model.cma_areas;
     if (limit <= 0) return;
-    // Dynamic nodes are set up first (fdt_scan_reserved_mem), static ones later (6.12.117).
-    std::vector<const Region*> pools;
-    for (const auto& r : ctx.reservations.regions)
-        if (r.kind == Kind::cma && r.dynamic) pools.push_back(&r);
-    for (const auto& r : ctx.reservations.regions)
-        if (r.kind == Kind::cma && !r.dynamic) pools.push_back(&r);
+    const auto pools = cma_setup_order(ctx);
     int count = static_cast<int>(pools.size());
     for (int i = limit; i < count; ++i) {
         const Region& r = *pools[static_cast<std::size_t>(i)];
@@ -313,12 +378,55 @@ void check_remap_overlaps(const Context& ctx, Findings& out) {
         }
 }
 
+// dma_mmu_remap[] has MAX_CMA_AREAS entries and dma_contiguous_early_fixup() does not check
+// its count: since 6.12 every reusable pool is queued, rejected or not, plus the default CMA
+// area, so more of them than slots write past the array (booted: 22 pools hang 7.2 armmp).
+void check_remap_slots(const Context& ctx, Findings& out) {
+    std::vector<const Region*> queued;
+    for (const auto& r : ctx.reservations.regions)
+        if (queued_for_remap(ctx, r)) queued.push_back(&r);
+    const auto limit = static_cast<std::size_t>(std::max(ctx.model.cma_areas, 0));
+    if (limit == 0 || queued.size() < limit) return;
+    // The default CMA area (CONFIG_CMA_SIZE_* or cma=) is queued after the tree's pools.
+    const Region& r = *queued[limit - 1];
+    out.add(Severity::error, r.where, r.path,
+            fmt::format("{} reusable shared-dma-pools are queued for dma_contiguous_remap() on {}, "
+                        "rejected ones included, and with the default CMA area that is more than "
+                        "the {} entries of dma_mmu_remap[] (MAX_CMA_AREAS), which "
+                        "dma_contiguous_early_fixup() fills without a bound check: the kernel "
+                        "writes past the array and hangs in early boot",
+                        queued.size(), kernel_name(ctx.model), limit));
+}
+
+// A dynamic pool rmem_cma_setup() rejects is freed at the top of lowmem, where memblock then
+// places the default CMA area (CONFIG_CMA_SIZE_* or cma=); both stay queued, so the remaps
+// overlap: BUG_ON() in vm_area_add_early() (booted: 7.2 armmp hangs after "cma: Reserved").
+void check_freed_dynamic(const Context& ctx, Findings& out) {
+    auto facts = alignment_facts(ctx.model);
+    if (!facts.exact) return;
+    for (const auto& r : ctx.reservations.regions) {
+        if (!r.dynamic || !queued_for_remap(ctx, r) || *r.size % *facts.exact == 0) continue;
+        if (*r.size % arm_pmd_size) continue; // arm-dma-remap's 2 MiB finding says it already
+        out.add(Severity::error, r.size_ref->where, r.path,
+                fmt::format("the size {} of {} is not a multiple of the CMA alignment {}, so "
+                            "the pool is rejected after {} queued it for dma_contiguous_remap(), "
+                            "and its memory is freed at the top of lowmem, where the default CMA "
+                            "area (CONFIG_CMA_SIZE_* or cma=) is placed next: the two remaps "
+                            "overlap and vm_area_add_early() hits BUG_ON(), so the boot hangs "
+                            "right after \"cma: Reserved … MiB\" when the kernel has a default "
+                            "CMA area",
+                            amount(*r.size), r.name, amount(*facts.exact), kernel_name(ctx.model)));
+    }
+}
+
 void check_arm_dma_remap(const Context& ctx, Findings& out) {
     const auto& m = ctx.model;
     if (m.arch != kernel::Arch::arm || !m.cma || !m.dma_cma) return;
     check_remap_overlaps(ctx, out);
     const auto& rules = kernel::reserved_mem_rules(m.version);
     if (!rules.cma_fixup_at_reservation) return; // accepted pools are CMA-aligned (≥ 2 MiB)
+    check_remap_slots(ctx, out);
+    check_freed_dynamic(ctx, out);
     const auto& res = ctx.reservations;
     std::optional<std::uint64_t> ram_start;
     for (const auto& bank : res.memory)

@@ -2,6 +2,8 @@
 // and its -W/-E switches; the check_tree() entry point.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <string>
 
@@ -756,9 +758,43 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
     auto aligned_a = cma_static("a@50000000", 0x50000000, 16u << 20);
     auto aligned_b = cma_static("b@50800000", 0x50800000, 16u << 20);
     CHECK(findings(check_tree(board({aligned_a, aligned_b}), m), "arm-dma-remap").size() == 1);
+    // 7.2: a rejected dynamic pool on 2 MiB boundaries is freed where the default CMA area goes
+    // next (overlapping remaps); more queued pools than MAX_CMA_AREAS overflow dma_mmu_remap[].
+    m.version = *KernelVersion::parse("7.2.13");
+    auto freed = findings(check_tree(board({cma_pool("four", 4u << 20)}), m), "arm-dma-remap");
+    REQUIRE(freed.size() == 1);
+    CHECK(contains(freed[0].message, "is placed next: the two remaps overlap"));
+    CHECK(findings(check_tree(board({cma_pool("eight", 8u << 20)}), m), "arm-dma-remap").empty());
+    std::vector<dt::Node> many;
+    for (int i = 0; i < 20; ++i)
+        many.push_back(cma_pool("p" + std::to_string(i), 8u << 20));
+    CHECK(findings(check_tree(board(many), m), "arm-dma-remap").size() == 1); // with the default
+    many.pop_back();
+    CHECK(findings(check_tree(board(many), m), "arm-dma-remap").empty());
     // Without CONFIG_DMA_CMA arm has no fixup at all; arm64 has none either.
     m.version = *KernelVersion::parse("7.2.13");
     m.dma_cma = false;
     CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
     CHECK(findings(check_tree(board({odd}), arm64_612(4096)), "arm-dma-remap").empty());
+}
+
+TEST_CASE("cma-areas: which pools find no slot follows the kernel's order of setting them up") {
+    std::vector<dt::Node> pools;
+    for (int i = 0; i < 22; ++i)
+        pools.push_back(cma_pool("many" + std::to_string(i), 4u << 20));
+    auto lost = [&](const kernel::Model& m) {
+        std::set<std::string> nodes;
+        for (const auto& f : findings(check_tree(board(pools), m), "cma-areas"))
+            if (f.severity == Severity::error) nodes.insert(f.node);
+        return nodes;
+    };
+    auto m = arm64_612(4096);
+    m.cma_areas = 20;
+    // 6.12+: in tree order, so the last two.
+    CHECK(lost(m) == std::set<std::string>{"/reserved-memory/many20", "/reserved-memory/many21"});
+    // 5.10/6.1 sort reserved_mem[] with lib/sort.c's heapsort first; the dynamic nodes are all
+    // at (0, 0) then, and the heapsort leaves the first one last (booted: both kernels lose
+    // many0 and many21).
+    m.version = *KernelVersion::parse("6.1.192");
+    CHECK(lost(m) == std::set<std::string>{"/reserved-memory/many0", "/reserved-memory/many21"});
 }
