@@ -235,7 +235,7 @@ BootReservation compare_node(const NodeExplanation& n, const reserved::Reservati
 }
 
 // When the kernel stopped printing in early boot: the findings of check that predict exactly that
-// (arm-dma-remap: a linear map torn down under the early allocations), as words to add to the
+// (arm-dma-remap, arm-section-split: a BUG or fault in paging_init()), as words to add to the
 // error. The boot still has no answer (exit 2); this says which node to suspect.
 std::string predicted_hang(const BootCheckRequest& request, const ConfigOptions& config,
                            const WorkDir& work, const std::string& output) {
@@ -251,13 +251,13 @@ std::string predicted_hang(const BootCheckRequest& request, const ConfigOptions&
     std::vector<std::string> nodes;
     for (const auto& n : explained.nodes)
         for (const auto& f : n.findings)
-            if (f.check == "arm-dma-remap" && f.severity == Severity::error) {
+            if ((f.check == "arm-dma-remap" || f.check == "arm-section-split") &&
+                f.severity == Severity::error) {
                 nodes.push_back(n.node);
                 break;
             }
     if (nodes.empty()) return {};
-    return fmt::format("; check predicts a hang in early boot (arm-dma-remap) on {}",
-                       fmt::join(nodes, ", "));
+    return fmt::format("; check predicts a hang in early boot on {}", fmt::join(nodes, ", "));
 }
 
 } // namespace

@@ -44,7 +44,7 @@ extern const CheckInfo cma_disabled, cma_base_alignment, cma_size_alignment, cma
     cma_default, cma_areas, arm_dma_remap;
 // placement.cpp
 extern const CheckInfo reusable_no_map, coherent_no_map, restricted_pool, overlap, outside_memory,
-    outside_memory_device;
+    outside_memory_device, arm_section_split;
 // cmdline.cpp
 extern const CheckInfo cmdline_cma, cmdline_params;
 } // namespace entries

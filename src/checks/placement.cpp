@@ -264,6 +264,73 @@ extern const CheckInfo outside_memory{
     "that hold no RAM",
     check_outside_memory};
 
+// arm-section-split: 32-bit arm without LPAE maps lowmem in 1 MiB sections, two to a 2 MiB PMD
+// (map_lowmem(), arch/arm/mm/mmu.c). When the RAM before a no-map hole ends in the first half of
+// a PMD (its last MiB mapped as a section) and the RAM after the hole resumes inside the same
+// PMD off a 1 MiB boundary, mapping that RAM needs a page table there: arm_pte_alloc() finds the
+// section instead and hits BUG_ON(pmd_bad(*pmd)) — in paging_init(), before the console or the
+// exception vectors, so the boot hangs silently (every version read: 5.10 to 7.2). Booted on
+// Debian's 7.2 armmp: a 64 KiB no-map region at 0x4e100000 hangs it right after "cma: Reserved
+// … MiB", the same region grown to 1 MiB boots; armmp-lpae (2 MiB sections) boots both.
+// No-map holes as map_lowmem() sees them: 6.12+ sets up static nodes after paging_init(), so
+// every no-map region is still a hole; before, a reusable no-map shared-dma-pool has been
+// refused and memblock_clear_nomap()ed by then.
+
+constexpr std::uint64_t arm_section = std::uint64_t{1} << 20;
+constexpr std::uint64_t arm_pmd = std::uint64_t{2} << 20;
+constexpr std::uint64_t arm_lowmem_3g_span = std::uint64_t{768} << 20;
+
+void check_arm_section_split(const Context& ctx, Findings& out) {
+    const auto& m = ctx.model;
+    if (m.arch != kernel::Arch::arm || m.phys_addr_64bit) return;
+    const auto& banks = ctx.reservations.memory;
+    if (banks.empty()) return;
+    const bool restructured = kernel::reserved_mem_rules(m.version).restructured;
+    auto ram = ram_of(banks);
+    IntervalSet holes;
+    std::vector<const Region*> hole_regions;
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.disabled || !r.accepted_by_parser || !r.no_map || r.dynamic || !r.base || !r.size ||
+            *r.size == 0)
+            continue;
+        if (!restructured && r.shared_dma_pool && r.reusable) continue; // refused, nomap cleared
+        holes.add(Interval::of(*r.base, *r.size));
+        hole_regions.push_back(&r);
+    }
+    const std::uint64_t ram_start = ram.spans().front().begin;
+    for (const auto& h : holes.spans()) {
+        if (h.begin % arm_pmd != arm_section) continue; // the hole starts in a PMD's second MiB
+        const std::uint64_t pmd_end = h.begin - arm_section + arm_pmd;
+        if (h.end >= pmd_end) continue; // RAM resumes in the next PMD: no shared table
+        if (!ram.covers({h.begin - arm_section, h.begin}) || !ram.covers({h.end, h.end + 1}))
+            continue; // a section before it, and RAM after it in the same PMD
+        const Region* r = *std::find_if(hole_regions.begin(), hole_regions.end(),
+                                        [&](const Region* x) { return *x->base == h.begin; });
+        const bool lowmem = h.begin < ram_start + arm_lowmem_3g_span;
+        out.add(lowmem ? Severity::error : Severity::warning,
+                r->base_ref ? r->base_ref->where : r->where, r->path,
+                fmt::format("no-map {} ends at {}, inside the 2 MiB PMD whose first MiB {} maps "
+                            "as a section; the RAM after it needs a page table in that PMD, and "
+                            "arm_pte_alloc() hits BUG_ON(pmd_bad()) in paging_init(), before the "
+                            "console: the boot hangs right after \"cma: Reserved … MiB\" ({} "
+                            "without LPAE maps lowmem in 1 MiB sections); ending the region at "
+                            "{} avoids it{}",
+                            r->name, hex(h.end), kernel_name(m), kernel_name(m), hex(pmd_end),
+                            lowmem ? ""
+                                   : " — if it is in lowmem (768 MiB above the start of RAM "
+                                     "with VMSPLIT_3G)"));
+    }
+}
+
+extern const CheckInfo arm_section_split{
+    "arm-section-split",
+    Severity::error,
+    true,
+    "arm without LPAE: a no-map region that splits a 2 MiB PMD after a 1 MiB section hangs the "
+    "boot (BUG_ON in arm_pte_alloc)",
+    check_arm_section_split,
+    &reserved_memory_well_formed};
+
 // outside-memory-device (off by default): non-CMA regions outside RAM. The kernel says nothing:
 // early_init_dt_reserve_memory() reserves or marks no-map any range, rmem_dma_setup() accepts a
 // coherent pool anywhere (dma_init_coherent_memory() memremaps it: on-chip SRAM, VRAM).

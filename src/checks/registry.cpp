@@ -64,6 +64,7 @@ const std::vector<CheckInfo>& in_order() {
         overlap,
         outside_memory,
         outside_memory_device,
+        arm_section_split,
     };
     return all;
 }

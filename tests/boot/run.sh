@@ -78,7 +78,7 @@ grep -q "error: .*\[arm-dma-remap\]" "$work/hang-check.txt" || { echo "FAIL: no 
 status=0
 "$cmalign" boot-check "$hang" --kernel "$armmp/vmlinuz" --stop-early --timeout 20 >"$work/hang.txt" 2>&1 || status=$?
 [[ $status == 2 ]] || { echo "FAIL: armmp boot-check exit $status (want 2: no answer)"; cat "$work/hang.txt"; exit 1; }
-grep -q "check predicts a hang in early boot (arm-dma-remap) on /reserved-memory/camera" "$work/hang.txt" ||
+grep -q "check predicts a hang in early boot on /reserved-memory/camera" "$work/hang.txt" ||
     { echo "FAIL: boot-check does not name the suspect"; cat "$work/hang.txt"; exit 1; }
 grep -q "cma: Reserved 128 MiB" "$work/hang.txt" && ! grep -q "Zone ranges" "$work/hang.txt" ||
     { echo "FAIL: not an early hang"; cat "$work/hang.txt"; exit 1; }

@@ -2,10 +2,11 @@
 // and its -W/-E switches; the check_tree() entry point.
 #include <doctest/doctest.h>
 
-#include <set>
-
 #include <algorithm>
+#include <set>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
 #include "support/dt_builder.hpp"
@@ -797,4 +798,30 @@ TEST_CASE("cma-areas: which pools find no slot follows the kernel's order of set
     // many0 and many21).
     m.version = *KernelVersion::parse("6.1.192");
     CHECK(lost(m) == std::set<std::string>{"/reserved-memory/many0", "/reserved-memory/many21"});
+}
+
+TEST_CASE("arm-section-split: a no-map hole after a 1 MiB section inside one 2 MiB PMD") {
+    auto m = arm64_612(4096);
+    m.arch = kernel::Arch::arm;
+    m.version = *KernelVersion::parse("7.2.13");
+    m.phys_addr_64bit = false; // no LPAE
+    auto hole = [](std::uint64_t base, std::uint64_t size) {
+        return node(fmt::format("hole@{:x}", base),
+                    {cells("reg", {0, static_cast<std::uint32_t>(base), 0,
+                                   static_cast<std::uint32_t>(size)}),
+                     flag("no-map")});
+    };
+    // Booted on 7.2 armmp: these two hang, the next two boot.
+    for (auto [base, size] : {std::pair{0x4e100000u, 0x10000u}, std::pair{0x45300000u, 0x8000u}}) {
+        auto f = findings(check_tree(board({hole(base, size)}), m), "arm-section-split");
+        REQUIRE(f.size() == 1);
+        CHECK(f[0].severity == Severity::error);
+        CHECK(contains(f[0].message, "BUG_ON(pmd_bad())"));
+    }
+    CHECK(
+        findings(check_tree(board({hole(0x4e100000, 0x100000)}), m), "arm-section-split").empty());
+    CHECK(findings(check_tree(board({hole(0x45200000, 0x8000)}), m), "arm-section-split").empty());
+    // LPAE maps 2 MiB sections: nothing to split.
+    m.phys_addr_64bit = true;
+    CHECK(findings(check_tree(board({hole(0x4e100000, 0x10000)}), m), "arm-section-split").empty());
 }
