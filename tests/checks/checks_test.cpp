@@ -762,16 +762,31 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
     // 7.2: a rejected dynamic pool on 2 MiB boundaries is freed where the default CMA area goes
     // next (overlapping remaps); more queued pools than MAX_CMA_AREAS overflow dma_mmu_remap[].
     m.version = *KernelVersion::parse("7.2.13");
-    auto freed = findings(check_tree(board({cma_pool("four", 4u << 20)}), m), "arm-dma-remap");
+    // (All RAM lowmem: 512 MiB, so the default area goes where the pool was.)
+    auto small = [](std::vector<dt::Node> regions) {
+        auto t = board(std::move(regions));
+        t.root.children[0].properties[1] = cells("reg", {0, 0x40000000, 0, 0x20000000});
+        return t;
+    };
+    auto freed = findings(check_tree(small({cma_pool("four", 4u << 20)}), m), "arm-dma-remap");
     REQUIRE(freed.size() == 1);
     CHECK(contains(freed[0].message, "is placed next: the two remaps overlap"));
-    CHECK(findings(check_tree(board({cma_pool("eight", 8u << 20)}), m), "arm-dma-remap").empty());
+    CHECK(findings(check_tree(small({cma_pool("eight", 8u << 20)}), m), "arm-dma-remap").empty());
+    // 1 GiB: the default area lands in highmem, which is not remapped (booted: no hang).
+    CHECK(findings(check_tree(board({cma_pool("four", 4u << 20)}), m), "arm-dma-remap").empty());
     std::vector<dt::Node> many;
-    for (int i = 0; i < 20; ++i)
+    for (int i = 0; i < 21; ++i)
         many.push_back(cma_pool("p" + std::to_string(i), 8u << 20));
-    CHECK(findings(check_tree(board(many), m), "arm-dma-remap").size() == 1); // with the default
-    many.pop_back();
-    CHECK(findings(check_tree(board(many), m), "arm-dma-remap").empty());
+    // 21 accepted pools, 20 slots: the last is freed under the default area (an error), and
+    // dma_mmu_remap[] overflows (a warning).
+    auto slots = findings(check_tree(small(many), m), "arm-dma-remap");
+    REQUIRE(slots.size() == 2);
+    CHECK(slots[0].severity == Severity::warning);
+    CHECK(contains(slots[0].message, "writes past the array"));
+    CHECK(slots[1].node == "/reserved-memory/p20");
+    CHECK(contains(slots[1].message, "no MAX_CMA_AREAS slot is left"));
+    many.resize(19);
+    CHECK(findings(check_tree(small(many), m), "arm-dma-remap").empty());
     // Without CONFIG_DMA_CMA arm has no fixup at all; arm64 has none either.
     m.version = *KernelVersion::parse("7.2.13");
     m.dma_cma = false;
