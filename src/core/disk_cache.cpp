@@ -167,6 +167,15 @@ std::string line(std::initializer_list<std::string_view> fields) {
 }
 
 std::vector<std::string> fields(std::string_view line) {
+    if (line.find('\\') == std::string_view::npos) { // nothing escaped: cut at the tabs
+        std::vector<std::string> out;
+        for (std::size_t from = 0;;) {
+            auto tab = line.find('\t', from);
+            out.emplace_back(line.substr(from, tab == std::string_view::npos ? tab : tab - from));
+            if (tab == std::string_view::npos) return out;
+            from = tab + 1;
+        }
+    }
     std::vector<std::string> out(1);
     for (std::size_t i = 0; i < line.size(); ++i) {
         char c = line[i];
@@ -209,17 +218,17 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
                 const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo) {
     if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
     text.remove_prefix(format.size() + 1);
-    bool keyed = false;
+    // The key line is compared as written (a Kconfig key holds the whole configuration).
+    const std::string key_line = line({"key", key});
+    if (!text.starts_with(key_line)) return false;
+    text.remove_prefix(key_line.size());
     std::vector<Stamp> stamps;
     while (!text.empty()) {
         auto nl = text.find('\n');
         if (nl == std::string_view::npos) return false; // truncated
         auto f = fields(text.substr(0, nl));
         text.remove_prefix(nl + 1);
-        if (!keyed) {
-            if (f.size() != 2 || f[0] != "key" || f[1] != key) return false;
-            keyed = true;
-        } else if (f.size() == 1 && f[0] == "end") {
+        if (f.size() == 1 && f[0] == "end") {
             if (!all_unchanged(stamps, memo)) return false;
             for (auto& s : stamps)
                 files.push_back(std::move(s.path));
