@@ -92,10 +92,10 @@ Diagnostic error_at(const std::string& file, std::string message) {
     return make_diagnostic(Severity::error, {file, 0, 0}, std::move(message));
 }
 
-// A bypassed linux,cma-default node (cma= on the command line wins) has no pool either: the
-// kernel frees it (≤ 7.0) or never reserves it (7.1+), and its devices find no region.
+// A bypassed linux,cma-default node is not lost: cma= on the command line sizes the default
+// CMA area instead (check's cmdline-cma warns).
 bool lost(NodeOutcome o) {
-    return o == NodeOutcome::rejected || o == NodeOutcome::failed || o == NodeOutcome::bypassed;
+    return o == NodeOutcome::rejected || o == NodeOutcome::failed;
 }
 
 // The QEMU that boots kernels of `arch`; nullopt (with an error) when none is found.

@@ -445,12 +445,22 @@ std::optional<FdtFailure> set_bootargs(void* fdt, const reserved::Reservations& 
                                        const GraftOptions& options, Graft& g) {
     g.bootargs = fmt::format("console={} earlycon panic=-1 ignore_loglevel", options.console);
     if (r.bootargs) {
-        for (const auto& [key, value] : reserved::split_cmdline(*r.bootargs))
-            if (key == "cma" || key == "cma_pernuma" || key == "numa_cma")
+        // A cma= base (and limit) is an address in the board's RAM: it moves with the banks.
+        const auto& cma = r.cma_cmdline;
+        const bool move_cma = g.shift != 0 && cma && cma->base;
+        for (const auto& [key, value] : reserved::split_cmdline(*r.bootargs)) {
+            if (key == "cma" && move_cma) {
+                g.bootargs +=
+                    fmt::format(" cma={:#x}@{:#x}", cma->size, moved_by(*cma->base, g.shift));
+                if (cma->limit) g.bootargs += fmt::format("-{:#x}", moved_by(*cma->limit, g.shift));
+            } else if (key == "cma" || key == "cma_pernuma" || key == "numa_cma") {
                 g.bootargs += " " + quoted_if_needed(key, value);
-        if (g.shift != 0 && r.cma_cmdline && r.cma_cmdline->base)
-            g.notes.push_back("cma= names a base address: it is passed as written, not moved "
-                              "with the banks");
+            }
+        }
+        if (move_cma)
+            g.notes.push_back(fmt::format("cma={} names addresses in the board's RAM: moved with "
+                                          "the banks",
+                                          cma->text));
     }
     if (!options.extra_bootargs.empty()) g.bootargs += " " + options.extra_bootargs;
     int chosen = fdt_path_offset(fdt, "/chosen");

@@ -74,10 +74,18 @@ std::vector<FixHint> no_fix(const Region&, std::uint64_t, std::uint64_t) {
     return {};
 }
 
+// A linux,cma-default pool that cma= overrides is never checked for alignment: rmem_cma_setup()
+// (≤ 7.0) bypasses it first, rmem_cma_validate() (7.1+) declines it (cmdline-cma says so).
+bool overridden_by_cmdline(const Context& ctx, const Region& r) {
+    const auto& cma = ctx.reservations.cma_cmdline;
+    return r.cma_default && cma && cma->has_value;
+}
+
 void check_cma_base(const Context& ctx, Findings& out) {
     for (const auto& r : ctx.reservations.regions) {
         // Dynamic pools get their base aligned by __reserved_mem_alloc_size(); only reg can be off.
         if (r.kind != Kind::cma || r.dynamic || !r.base || !r.base_ref) continue;
+        if (overridden_by_cmdline(ctx, r)) continue;
         auto nearest = [](std::uint64_t base, std::uint64_t alignment, bool at_boot) {
             if (at_boot) return std::string{};
             auto down = base - base % alignment;
@@ -94,6 +102,7 @@ void check_cma_base(const Context& ctx, Findings& out) {
 void check_cma_size(const Context& ctx, Findings& out) {
     for (const auto& r : ctx.reservations.regions) {
         if (r.kind != Kind::cma || !r.size || !r.size_ref) continue;
+        if (overridden_by_cmdline(ctx, r)) continue;
         auto smallest_valid = [](std::uint64_t size, std::uint64_t alignment, bool) {
             auto bigger = round_up(size, alignment);
             return bigger ? fmt::format("; the smallest valid size is {}", amount(*bigger))

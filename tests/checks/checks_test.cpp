@@ -435,6 +435,12 @@ TEST_CASE("cmdline-cma") {
                                 "kernel param.\""));
         CHECK_FALSE(contains(skipped, "OF: reserved mem: Skipping"));
         CHECK(findings(check_tree(t, m4k), "cmdline-cma").empty());
+        // Bypassed before its alignment is looked at (booted: "bypass", no "incorrect
+        // alignment"): a 1 MiB default pool gets the override only, without cma= the error.
+        auto odd = cma_pool("linux,cma", 1u << 20);
+        odd.properties.push_back(flag("linux,cma-default"));
+        CHECK(findings(check_tree(board({odd}), m4k, o), "cma-size-alignment").empty());
+        CHECK(findings(check_tree(board({odd}), m4k), "cma-size-alignment").size() == 1);
     }
     SUBCASE("bare cma and zero") {
         CHECK(contains(findings(check_tree(with_args("cma"), m4k), "cmdline-cma").at(0).message,
