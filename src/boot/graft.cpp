@@ -164,11 +164,17 @@ std::optional<Placement> place(kernel::Arch arch, const std::vector<Interval>& b
     auto overlaps = [](const Interval& x, std::uint64_t b, std::uint64_t e) {
         return x.begin < e && b < x.end;
     };
-    for (const auto& b : banks) {
+    // arm: the kernel takes PHYS_OFFSET from where it runs (AUTO_ZRELADDR) and ignores the RAM
+    // below it ("OF: fdt: Ignoring memory range"), so it must run in the first 128 MiB of the
+    // lowest bank, as a bootloader puts it; the rest of RAM would not be the board's.
+    const std::size_t bank_count = arm ? std::min<std::size_t>(banks.size(), 1) : banks.size();
+    for (std::size_t bank = 0; bank < bank_count; ++bank) {
+        const auto& b = banks[bank];
         std::vector<std::uint64_t> candidates{round_up(b.begin, align)};
         for (const auto& x : busy)
-            if (x.end > b.begin && x.end < b.end) candidates.push_back(round_up(x.end, align));
-        if (qemu_dtb.end > b.begin && qemu_dtb.end < b.end)
+            if (!arm && x.end > b.begin && x.end < b.end)
+                candidates.push_back(round_up(x.end, align));
+        if (!arm && qemu_dtb.end > b.begin && qemu_dtb.end < b.end)
             candidates.push_back(round_up(qemu_dtb.end, align));
         std::sort(candidates.begin(), candidates.end());
         for (auto c : candidates) {
@@ -313,13 +319,19 @@ bool fit_ram(const reserved::Reservations& r, const RamWindow& window, Graft& g,
 }
 
 // Where the kernel may not go: every reservation, as placed.
-std::vector<Interval> busy_ranges(const reserved::Reservations& r, std::int64_t shift) {
+// What the kernel image must not be loaded over: every reg and /memreserve/, and (arm64) the
+// alloc-ranges windows, so a dynamic pool finds the room it would find on the board. 32-bit arm
+// runs in its first 128 MiB anyway, where memblock allocates around it as on the board.
+std::vector<Interval> busy_ranges(const reserved::Reservations& r, std::int64_t shift,
+                                  bool alloc_ranges) {
     std::vector<Interval> busy;
     for (const auto& region : r.regions) {
         for (const auto& t : region.reg)
             if (t.size) busy.push_back({moved_by(t.base, shift), moved_by(t.base, shift) + t.size});
-        for (const auto& t : region.alloc_ranges)
-            if (t.size) busy.push_back({moved_by(t.base, shift), moved_by(t.base, shift) + t.size});
+        if (alloc_ranges)
+            for (const auto& t : region.alloc_ranges)
+                if (t.size)
+                    busy.push_back({moved_by(t.base, shift), moved_by(t.base, shift) + t.size});
     }
     for (const auto& m : r.memreserve)
         if (m.size)
@@ -349,9 +361,15 @@ bool place_kernel(Graft& g, const std::vector<Interval>& banks, const std::vecto
     const Interval qemu_dtb{window.base, window.base + two_mib};
     auto placed = place(options.arch, banks, busy, qemu_dtb, options);
     if (!placed) {
-        diags.error(at, fmt::format("no room in RAM outside every reservation is left for the "
-                                    "kernel image ({}) and its DTB",
-                                    format_size(options.image_size, ByteUnit::bytes)));
+        diags.error(at, options.arch == kernel::Arch::arm
+                            ? fmt::format("QEMU's arm virt machine: the kernel image ({}) and its "
+                                          "DTB must sit in the first 128 MiB of the lowest bank "
+                                          "(the kernel ignores RAM below itself), and a "
+                                          "reservation covers that room",
+                                          format_size(options.image_size, ByteUnit::bytes))
+                            : fmt::format("no room in RAM outside every reservation is left for "
+                                          "the kernel image ({}) and its DTB",
+                                          format_size(options.image_size, ByteUnit::bytes)));
         return false;
     }
     g.kernel_address = placed->kernel;
@@ -504,7 +522,8 @@ std::optional<Graft> graft(const std::vector<std::uint8_t>& virt_dtb, const dt::
     Graft g;
     if (!fit_ram(r, *window, g, at, diags)) return std::nullopt;
     auto banks = moved_banks(r, g.shift);
-    if (!place_kernel(g, banks, busy_ranges(r, g.shift), *window, options, at, diags))
+    if (!place_kernel(g, banks, busy_ranges(r, g.shift, options.arch != kernel::Arch::arm), *window,
+                      options, at, diags))
         return std::nullopt;
 
     std::vector<std::uint8_t> buf(virt_dtb.size() + (std::size_t{4} << 20));

@@ -152,9 +152,11 @@ TEST_CASE("graft for 32-bit arm: a 128 MiB region for the decompressed kernel, a
     options.image_size = 6u << 20; // a zImage
     auto g = boot::graft(fake_virt(), board, rs, options, diags);
     REQUIRE_MESSAGE(g, (diags.items().empty() ? "" : diags.items()[0].message));
-    // alloc-ranges cover the first 256 MiB and fixed@ sits at +128 MiB: the first free 128 MiB
-    // boundary is 0x50000000; the zImage goes above 32 MiB of room, then the DTB, then the stub.
-    CHECK(g->kernel_address == 0x50000000u + (32u << 20));
+    // The kernel takes PHYS_OFFSET from where it runs and ignores the RAM below it, so it runs
+    // in the lowest bank's first 128 MiB (alloc-ranges there are no obstacle: memblock
+    // allocates around the kernel, as on the board); the zImage goes above 32 MiB of room for
+    // the decompressed kernel, then the DTB, then the stub.
+    CHECK(g->kernel_address == 0x40000000u + (32u << 20));
     CHECK(g->dtb_address == g->kernel_address + (8u << 20));
     CHECK(g->stub_address == g->dtb_address + (1u << 20));
     REQUIRE(g->stub.size() == 28);
@@ -167,6 +169,15 @@ TEST_CASE("graft for 32-bit arm: a 128 MiB region for the decompressed kernel, a
     CHECK(word(12) == 0xe59ff004u); // ldr pc, [pc, #4]: the word at 24
     CHECK(word(20) == g->dtb_address);
     CHECK(word(24) == g->kernel_address);
+    // A reservation where the kernel has to run: no faithful boot, and the error says why.
+    auto low = board_1_1(0x40000000);
+    low.root.children[1].children.push_back(
+        node("carveout@42000000", {cells("reg", {0x42000000, 0x100000}), flag("no-map")}));
+    auto low_rs = reserved::read(low);
+    Diagnostics blocked;
+    CHECK_FALSE(boot::graft(fake_virt(), low, low_rs, options, blocked));
+    REQUIRE(blocked.has_errors());
+    CHECK(blocked.items()[0].message.find("first 128 MiB of the lowest bank") != std::string::npos);
     // riscv: OpenSBI and the Image sit at fixed places (RAM base, + 2 MiB); here the board's
     // alloc-ranges (moved by 1 GiB to 0x80000000) cover them.
     options.arch = kernel::Arch::riscv;
