@@ -193,8 +193,9 @@ void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
         if (r.kind != Kind::cma || !r.dynamic || r.alloc_ranges.empty() || !r.size) continue;
         std::uint64_t align = std::max(r.alignment.value_or(0), *facts.exact);
         bool fits = std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-            auto start = round_up(a.base, align);
-            std::uint64_t end = Interval::of(a.base, a.size).end;
+            const auto window = alloc_window(ctx.model, a);
+            auto start = round_up(window.begin, align);
+            std::uint64_t end = window.end;
             return start && *start <= end && end - *start >= *r.size;
         });
         if (fits) continue;

@@ -25,6 +25,9 @@ std::string alignment_words(const kernel::Model& m, std::uint64_t alignment);
 std::string rejected_pool_words(const reserved::Region& r);
 // Not inactive: a disabled node, or CMA not configured, reserves nothing the checks judge.
 bool active(const reserved::Region& r);
+// An alloc-ranges window as the kernel holds it: start and end (start + size) in phys_addr_t,
+// so a 32-bit one (arm without LPAE) keeps their low 32 bits (an end below the start is empty).
+Interval alloc_window(const kernel::Model& m, const reserved::Range& range);
 // The /memory banks as RAM spans (adjacent banks are one span, as memblock merges them).
 IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks);
 

@@ -50,6 +50,13 @@ bool active(const reserved::Region& r) {
     return r.kind != reserved::Kind::inactive;
 }
 
+Interval alloc_window(const kernel::Model& m, const reserved::Range& range) {
+    auto whole = Interval::of(range.base, range.size);
+    if (m.phys_addr_64bit) return whole;
+    const std::uint64_t start = whole.begin & 0xffffffffu, end = whole.end & 0xffffffffu;
+    return {start, std::max(start, end)};
+}
+
 IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks) {
     IntervalSet ram;
     for (const auto& b : banks)

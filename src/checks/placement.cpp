@@ -242,7 +242,7 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
             bool any =
                 std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    return ram.largest_piece_within(Interval::of(a.base, a.size)) >= *r.size;
+                    return ram.largest_piece_within(alloc_window(ctx.model, a)) >= *r.size;
                 });
             // The pool is lost on the memory this tree describes: an error (booted: every kernel
             // of scripts/boot-truth prints the line, 5.10 prints nothing and has no pool).

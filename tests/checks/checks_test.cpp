@@ -846,3 +846,20 @@ TEST_CASE("arm-section-split: a no-map hole after a 1 MiB section inside one 2 M
     m.phys_addr_64bit = true;
     CHECK(findings(check_tree(board({hole(0x4e100000, 0x10000)}), m), "arm-section-split").empty());
 }
+
+TEST_CASE("alloc-ranges as a 32-bit phys_addr_t holds them: the low 32 bits") {
+    // Booted on 7.2 armmp: <0x1 0x30000000 0x0 0x20000000> is [0x30000000, 0x50000000) there,
+    // so a 16 MiB pool is created at 0x4f000000 in 1 GiB of RAM at 0x40000000.
+    auto m = arm64_612(4096);
+    m.arch = kernel::Arch::arm;
+    m.version = *KernelVersion::parse("7.2.13");
+    m.cma_min_alignment_bytes = 8u << 20;
+    m.phys_addr_64bit = false;
+    auto pool = cma_pool("ranged", 16u << 20);
+    pool.properties.push_back(cells("alloc-ranges", {1, 0x30000000, 0, 0x20000000}));
+    auto r = check_tree(board({pool}), m);
+    CHECK(findings(r, "outside-memory").empty());
+    CHECK(findings(r, "cma-alloc-ranges").empty());
+    m.phys_addr_64bit = true; // LPAE: above 4 GiB, where this board has no RAM
+    CHECK(findings(check_tree(board({pool}), m), "outside-memory").size() == 1);
+}
