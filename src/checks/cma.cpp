@@ -239,8 +239,9 @@ extern const CheckInfo cma_default{
 // cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
 // (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
 
-// The permutation lib/sort.c's sort() (the bottom-up heapsort of v5.2 on) leaves `keys` in: not
-// stable, so equal keys come out in an order only the algorithm itself tells.
+// The permutation lib/sort.c's sort() (the bottom-up heapsort of v5.2 on; read in 5.10.223 and
+// 6.1.192) leaves `keys` in: not stable, so equal keys come out in an order only the algorithm
+// itself tells.
 std::vector<std::size_t>
 kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& keys) {
     std::vector<std::size_t> at(keys.size());
@@ -277,7 +278,8 @@ kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ke
 // The CMA pools in the order the kernel sets them up, each taking a MAX_CMA_AREAS slot.
 // 6.12+: dynamic nodes first (fdt_scan_reserved_mem), then static ones, in tree order.
 // Before: fdt_init_reserved_mem() first sorts reserved_mem[] by (base, size) with sort()
-// (__rmem_check_for_overlap(), drivers/of/of_reserved_mem.c 5.10 and 6.1), every saved node in
+// (__rmem_check_for_overlap()/__rmem_cmp(), drivers/of/of_reserved_mem.c, read in 5.10.223
+// and 6.1.192; 6.12.117 and 7.2.13 set each node up as they save it), every saved node in
 // it: static ones with their first reg tuple, dynamic ones still at (0, 0) — so the order of
 // several dynamic pools is the heapsort's (booted: with 22 of them 5.10 and 6.1 lose the first
 // and the last, 6.12 and 7.2 the last two).
@@ -341,7 +343,7 @@ extern const CheckInfo cma_areas{
 // (iotable_init). Since the restructure of drivers/of/of_reserved_mem.c (v6.13, in 6.12.y) the
 // fixup runs when a reusable shared-dma-pool is reserved, before rmem_cma_setup() checks its
 // alignment (7.1+: rmem_cma_fixup(), skipped for no-map and for a linux,cma-default pool that
-// cma= overrides); 6.1 ran it only for pools rmem_cma_setup() accepted, which are aligned to
+// cma= overrides); 5.10 and 6.1 ran it only for pools rmem_cma_setup() accepted, aligned to
 // CMA_MIN_ALIGNMENT_BYTES (≥ 2 MiB there). A region whose base or end is not on a 2 MiB boundary
 // thus leaves the rest of its first and last 2 MiB unmapped, also after the region is freed;
 // the memory there is in use (memblock allocates top-down in lowmem, the page allocator later),
@@ -349,9 +351,8 @@ extern const CheckInfo cma_areas{
 // and armmp-lpae hang right after "cma: Reserved … MiB" with such a pool at the top of RAM.
 // Only lowmem is remapped (below arm_lowmem_limit: 768 MiB above the start of RAM with
 // VMSPLIT_3G and the default vmalloc size; more with the other splits, less with vmalloc=).
-
-constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;    // PMD_SIZE, classic and LPAE
-constexpr std::uint64_t arm_lowmem_3g = std::uint64_t{768} << 20; // VMSPLIT_3G, vmalloc 240 MiB
+// Read in 5.10.223, 6.1.192, 6.12.117 and 7.2.13 (contiguous.c, of_reserved_mem.c,
+// arch/arm/mm/dma-mapping.c, mmu.c, mm/vmalloc.c); booted on 7.2 only (no older armmp image).
 
 // Whether the kernel queues `r` for dma_contiguous_remap(): when reserving it (6.12+), or once
 // rmem_cma_setup() accepted it (before).

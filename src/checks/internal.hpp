@@ -25,6 +25,13 @@ std::string alignment_words(const kernel::Model& m, std::uint64_t alignment);
 std::string rejected_pool_words(const reserved::Region& r);
 // Not inactive: a disabled node, or CMA not configured, reserves nothing the checks judge.
 bool active(const reserved::Region& r);
+// 32-bit arm's linear map (arch/arm/mm/mmu.c, read in 5.10.223, 6.1.192, 6.12.117, 7.2.13): PMDs
+// of 2 MiB (PMD_SIZE, classic and LPAE), two 1 MiB sections each without LPAE; lowmem ends
+// 768 MiB above the start of RAM with VMSPLIT_3G and the default 240 MiB vmalloc area.
+inline constexpr std::uint64_t arm_section_size = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t arm_pmd_size = std::uint64_t{2} << 20;
+inline constexpr std::uint64_t arm_lowmem_3g = std::uint64_t{768} << 20;
+
 // An alloc-ranges window as the kernel holds it: start and end (start + size) in phys_addr_t,
 // so a 32-bit one (arm without LPAE) keeps their low 32 bits (an end below the start is empty).
 Interval alloc_window(const kernel::Model& m, const reserved::Range& range);

@@ -276,10 +276,6 @@ extern const CheckInfo outside_memory{
 // every no-map region is still a hole; before, a reusable no-map shared-dma-pool has been
 // refused and memblock_clear_nomap()ed by then.
 
-constexpr std::uint64_t arm_section = std::uint64_t{1} << 20;
-constexpr std::uint64_t arm_pmd = std::uint64_t{2} << 20;
-constexpr std::uint64_t arm_lowmem_3g_span = std::uint64_t{768} << 20;
-
 void check_arm_section_split(const Context& ctx, Findings& out) {
     const auto& m = ctx.model;
     if (m.arch != kernel::Arch::arm || m.phys_addr_64bit) return;
@@ -299,14 +295,15 @@ void check_arm_section_split(const Context& ctx, Findings& out) {
     }
     const std::uint64_t ram_start = ram.spans().front().begin;
     for (const auto& h : holes.spans()) {
-        if (h.begin % arm_pmd != arm_section) continue; // the hole starts in a PMD's second MiB
-        const std::uint64_t pmd_end = h.begin - arm_section + arm_pmd;
+        if (h.begin % arm_pmd_size != arm_section_size)
+            continue; // the hole starts in a PMD's second MiB
+        const std::uint64_t pmd_end = h.begin - arm_section_size + arm_pmd_size;
         if (h.end >= pmd_end) continue; // RAM resumes in the next PMD: no shared table
-        if (!ram.covers({h.begin - arm_section, h.begin}) || !ram.covers({h.end, h.end + 1}))
+        if (!ram.covers({h.begin - arm_section_size, h.begin}) || !ram.covers({h.end, h.end + 1}))
             continue; // a section before it, and RAM after it in the same PMD
         const Region* r = *std::find_if(hole_regions.begin(), hole_regions.end(),
                                         [&](const Region* x) { return *x->base == h.begin; });
-        const bool lowmem = h.begin < ram_start + arm_lowmem_3g_span;
+        const bool lowmem = h.begin < ram_start + arm_lowmem_3g;
         out.add(lowmem ? Severity::error : Severity::warning,
                 r->base_ref ? r->base_ref->where : r->where, r->path,
                 fmt::format("no-map {} ends at {}, inside the 2 MiB PMD whose first MiB {} maps "
