@@ -260,6 +260,38 @@ std::string predicted_hang(const BootCheckRequest& request, const ConfigOptions&
     return fmt::format("; check predicts a hang in early boot on {}", fmt::join(nodes, ", "));
 }
 
+// What the booted kernel has reserved in memblock before it reads /reserved-memory, in the
+// board's addresses, so that check places the dynamic nodes where this kernel will: the image
+// (arm64, riscv64: _stext.._end = the header's image_size at the load address; 32-bit arm: the
+// decompressed size is not in the zImage header, so check's assumption stays), OpenSBI's 2 MiB
+// below a riscv64 kernel, and the DTB (early_init_fdt_reserve_self()).
+std::vector<checks::EarlyReservation>
+booted_early_reservations(const boot::Graft& graft, std::uint64_t dtb_size,
+                          const boot::KernelImage& image,
+                          const reserved::Reservations& reservations, const kernel::Model& model) {
+    std::vector<checks::EarlyReservation> out;
+    auto board = [&](std::uint64_t qemu_address) {
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(qemu_address) - graft.shift);
+    };
+    const std::uint64_t two_mib = std::uint64_t{2} << 20;
+    switch (image.arch) {
+    case kernel::Arch::arm:
+        for (auto& e : checks::assumed_early_reservations(reservations, model))
+            out.push_back(std::move(e));
+        break;
+    case kernel::Arch::riscv:
+        out.push_back({Interval::of(board(graft.kernel_address) - two_mib, two_mib),
+                       "OpenSBI's firmware", false});
+        [[fallthrough]];
+    default:
+        out.push_back({Interval::of(board(graft.kernel_address), image.image_size),
+                       "the kernel image", false});
+        break;
+    }
+    out.push_back({Interval::of(board(graft.dtb_address), dtb_size), "the DTB", false});
+    return out;
+}
+
 } // namespace
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
@@ -312,6 +344,7 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     auto stub_file = work.file("entry.bin");
     auto image_file = work.file("Image");
     write_file(dtb_file, graft->dtb.data(), graft->dtb.size());
+    const std::uint64_t dtb_size = graft->dtb.size();
     write_file(stub_file, graft->stub.data(), graft->stub.size());
     write_file(image_file, image->bytes.data(), image->bytes.size());
     if (request.save_dtb) write_file(*request.save_dtb, graft->dtb.data(), graft->dtb.size());
@@ -380,6 +413,8 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     explain.config = *config;
     explain.tree = request.tree;
     explain.checks = request.checks;
+    explain.checks.early_reservations =
+        booted_early_reservations(*graft, dtb_size, *image, reservations, *model);
     auto explained = run_explain(explain);
     if (!explained.errors.empty()) {
         out.errors = explained.errors;

@@ -70,6 +70,36 @@ std::vector<Loaded> load_all(const std::vector<std::string>& inputs,
     return out;
 }
 
+// The pools that the grown sizes no longer let the kernel place (dynamic-no-room on the board as
+// fixed, not on the board as it was): fix cannot make room, so it says which and counts them
+// as unfixable rather than handing over a board that loses other pools.
+std::vector<Diagnostic> no_room_after(const reserved::Reservations& before,
+                                      const std::vector<fix::Edit>& edits,
+                                      const kernel::Model& model) {
+    auto lost = [&](const reserved::Reservations& r) {
+        std::vector<Diagnostic> out;
+        for (auto& d : checks::run(r, model, {}).diagnostics)
+            if (d.check == "dynamic-no-room") out.push_back(std::move(d));
+        return out;
+    };
+    auto after = before;
+    for (const auto& e : edits)
+        for (auto& region : after.regions)
+            if (region.path == e.node && region.size && *region.size == e.old_value)
+                region.size = e.new_value;
+    auto was = lost(before);
+    std::vector<Diagnostic> out;
+    for (auto& d : lost(after)) {
+        if (std::any_of(was.begin(), was.end(), [&](const auto& w) { return w.node == d.node; }))
+            continue;
+        d.message = "after the fix, " + d.message +
+                    "; the grown pools need more RAM than the board "
+                    "leaves them: make room (fewer or smaller pools, or more RAM) by hand";
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
 // Every board's plan, then the edits of all boards merged (a shared .dtsi edited once,
 // conflicts refused).
 void plan_boards(const std::vector<Loaded>& loaded, dt::FileCache& cache, FixOutcome& outcome) {
@@ -80,7 +110,12 @@ void plan_boards(const std::vector<Loaded>& loaded, dt::FileCache& cache, FixOut
         if (!l.tree) continue;
         auto plan = fix::plan_fixes(*l.tree, *l.reservations, *outcome.alignment, cache);
         outcome.unfixable = outcome.unfixable || plan.unfixable;
-        if (!plan.edits.empty()) ++outcome.boards_with_edits;
+        if (!plan.edits.empty()) {
+            ++outcome.boards_with_edits;
+            auto lost = no_room_after(*l.reservations, plan.edits, *outcome.model);
+            outcome.unfixable = outcome.unfixable || !lost.empty();
+            plan.diagnostics.insert(plan.diagnostics.end(), lost.begin(), lost.end());
+        }
         outcome.diagnostics.insert(outcome.diagnostics.end(), plan.diagnostics.begin(),
                                    plan.diagnostics.end());
         all.insert(all.end(), plan.edits.begin(), plan.edits.end());

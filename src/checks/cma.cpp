@@ -239,98 +239,64 @@ extern const CheckInfo cma_default{
 // cma-areas: mm/cma.c cma_init_reserved_mem() "Not enough slots for CMA reserved regions!"
 // (MAX_CMA_AREAS = CONFIG_CMA_AREAS from ~6.9, 1 + CONFIG_CMA_AREAS before).
 
-// The permutation lib/sort.c's sort() (the bottom-up heapsort of v5.2 on; read in 5.10.223 and
-// 6.1.192) leaves `keys` in: not stable, so equal keys come out in an order only the algorithm
-// itself tells.
-std::vector<std::size_t>
-kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& keys) {
-    std::vector<std::size_t> at(keys.size());
-    for (std::size_t i = 0; i < at.size(); ++i)
-        at[i] = i;
-    auto cmp = [&](std::size_t x, std::size_t y) {
-        return keys[at[x]] < keys[at[y]] ? -1 : keys[at[y]] < keys[at[x]] ? 1 : 0;
-    };
-    std::size_t n = at.size(), a = n / 2;
-    if (a == 0) return at;
-    for (;;) {
-        if (a) {
-            --a; // building the heap: sift down a
-        } else if (--n) {
-            std::swap(at[0], at[n]); // sorting: the root goes to n
-        } else {
-            break;
-        }
-        std::size_t b = a, c = 0, d = 0;
-        for (; c = 2 * b + 1, (d = c + 1) < n;)
-            b = cmp(c, d) >= 0 ? c : d;
-        if (d == n) b = c;
-        while (b != a && cmp(a, b) >= 0)
-            b = (b - 1) / 2;
-        c = b;
-        while (b != a) {
-            b = (b - 1) / 2;
-            std::swap(at[b], at[c]);
-        }
-    }
-    return at;
+// The CMA pools in the order the kernel sets them up (saved_order(): 6.12+ dynamic nodes first,
+// then static ones, in tree order; before, the heapsort of fdt_init_reserved_mem() — booted: with
+// 22 dynamic pools 5.10 and 6.1 lose the first and the last, 6.12 and 7.2 the last two), without
+// the dynamic ones memblock found no room for (dynamic-no-room).
+std::vector<const Region*> cma_setup_order(const Context& ctx) {
+    std::set<const Region*> unplaced;
+    for (const auto& p : place_dynamic(ctx))
+        if (!p.base) unplaced.insert(p.region);
+    std::vector<const Region*> pools;
+    for (const Region* r : saved_order(ctx))
+        if (r->kind == Kind::cma && !unplaced.count(r)) pools.push_back(r);
+    return pools;
 }
 
-// The CMA pools in the order the kernel sets them up, each taking a MAX_CMA_AREAS slot.
-// 6.12+: dynamic nodes first (fdt_scan_reserved_mem), then static ones, in tree order.
-// Before: fdt_init_reserved_mem() first sorts reserved_mem[] by (base, size) with sort()
-// (__rmem_check_for_overlap()/__rmem_cmp(), drivers/of/of_reserved_mem.c, read in 5.10.223
-// and 6.1.192; 6.12.117 and 7.2.13 set each node up as they save it), every saved node in
-// it: static ones with their first reg tuple, dynamic ones still at (0, 0) — so the order of
-// several dynamic pools is the heapsort's (booted: with 22 of them 5.10 and 6.1 lose the first
-// and the last, 6.12 and 7.2 the last two).
-std::vector<const Region*> cma_setup_order(const Context& ctx) {
-    std::vector<const Region*> pools;
-    const auto& regions = ctx.reservations.regions;
-    if (kernel::reserved_mem_rules(ctx.model.version).restructured) {
-        for (const auto& r : regions)
-            if (r.kind == Kind::cma && r.dynamic) pools.push_back(&r);
-        for (const auto& r : regions)
-            if (r.kind == Kind::cma && !r.dynamic) pools.push_back(&r);
-        return pools;
+// Whether rmem_cma_setup() turns a pool down before cma_init_reserved_mem() is asked for a slot:
+// no-map, a linux,cma-default pool cma= overrides, base or size off the CMA alignment.
+bool rejected_before_slot(const Context& ctx, const Region& r) {
+    if (r.no_map || (r.cma_default && ctx.reservations.cma_cmdline)) return true;
+    auto facts = alignment_facts(ctx.model);
+    if (!facts.exact || !r.size) return false;
+    return *r.size % *facts.exact || (!r.dynamic && r.base && *r.base % *facts.exact);
+}
+
+// The pools that ask for a MAX_CMA_AREAS slot when none is left.
+std::vector<const Region*> slotless_pools(const Context& ctx, std::size_t* asking = nullptr) {
+    std::vector<const Region*> out;
+    std::size_t slots = 0;
+    const auto limit = static_cast<std::size_t>(std::max(ctx.model.cma_areas, 0));
+    for (const Region* r : cma_setup_order(ctx)) {
+        if (rejected_before_slot(ctx, *r)) continue;
+        if (++slots > limit && limit > 0) out.push_back(r);
     }
-    std::vector<const Region*> saved;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> keys;
-    for (const auto& r : regions) {
-        if (r.disabled || !r.accepted_by_parser) continue;
-        if (!r.reg.empty()) {
-            keys.emplace_back(r.reg.front().base, r.reg.front().size);
-        } else if (r.dynamic) {
-            keys.emplace_back(0, 0);
-        } else {
-            continue;
-        }
-        saved.push_back(&r);
-    }
-    for (auto i : kernel_sort_order(keys))
-        if (saved[i]->kind == Kind::cma) pools.push_back(saved[i]);
-    return pools;
+    if (asking) *asking = slots;
+    return out;
 }
 
 void check_cma_areas(const Context& ctx, Findings& out) {
     int limit = ctx.model.cma_areas;
     if (limit <= 0) return;
+    std::size_t asking = 0;
+    const auto slotless = slotless_pools(ctx, &asking);
+    for (const Region* r : slotless)
+        out.add(Severity::error, r->where, r->path,
+                fmt::format("{} CMA pools ask for a slot but MAX_CMA_AREAS is {} on {}: for {} the "
+                            "kernel prints \"cma: Not enough slots for CMA reserved regions!\" and "
+                            "\"Reserved memory: unable to setup CMA region\", then frees it",
+                            asking, limit, kernel_name(ctx.model), r->name));
     const auto pools = cma_setup_order(ctx);
-    int count = static_cast<int>(pools.size());
-    for (int i = limit; i < count; ++i) {
-        const Region& r = *pools[static_cast<std::size_t>(i)];
-        out.add(Severity::error, r.where, r.path,
-                fmt::format("{} CMA pools but MAX_CMA_AREAS is {} on {}: for {} the kernel prints "
-                            "\"cma: Not enough slots for CMA reserved regions!\" and \"Reserved "
-                            "memory: unable to setup CMA region\", then frees it",
-                            count, limit, kernel_name(ctx.model), r.name));
-    }
+    std::vector<const Region*> holders;
+    for (const Region* r : pools)
+        if (!rejected_before_slot(ctx, *r)) holders.push_back(r);
     bool has_default =
-        std::any_of(pools.begin(), pools.end(), [](const Region* r) { return r->cma_default; });
-    if (count == limit && !has_default && count > 0)
-        out.add(Severity::warning, pools.back()->where, pools.back()->path,
+        std::any_of(holders.begin(), holders.end(), [](const Region* r) { return r->cma_default; });
+    if (holders.size() == static_cast<std::size_t>(limit) && !has_default)
+        out.add(Severity::warning, holders.back()->where, holders.back()->path,
                 fmt::format("the {} CMA pools fill all {} MAX_CMA_AREAS slots of {}: a default CMA "
                             "area (cma= or CONFIG_CMA_SIZE_*) or hugetlb CMA would find none",
-                            count, limit, kernel_name(ctx.model)));
+                            holders.size(), limit, kernel_name(ctx.model)));
 }
 
 extern const CheckInfo cma_areas{
@@ -423,15 +389,8 @@ void check_freed_dynamic(const Context& ctx, Findings& out) {
     if (!facts.exact || banks.empty()) return;
     auto ram = ram_of(banks);
     if (ram.top() > ram.spans().front().begin + arm_lowmem_3g) return; // the default area: highmem
-    std::set<const Region*> slotless;
-    const auto order = cma_setup_order(ctx);
-    std::size_t slots = 0;
-    for (const Region* r : order) {
-        if (*r->size % *facts.exact || (!r->dynamic && r->base && *r->base % *facts.exact))
-            continue; // rejected before it asks for a slot
-        if (++slots > static_cast<std::size_t>(std::max(ctx.model.cma_areas, 0)))
-            slotless.insert(r);
-    }
+    const auto lost = slotless_pools(ctx);
+    const std::set<const Region*> slotless(lost.begin(), lost.end());
     for (const auto& r : ctx.reservations.regions) {
         if (!r.dynamic || !queued_for_remap(ctx, r)) continue;
         const bool rejected = *r.size % *facts.exact != 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,23 @@ Interval alloc_window(const kernel::Model& m, const reserved::Range& range);
 // The /memory banks as RAM spans (adjacent banks are one span, as memblock merges them).
 IntervalSet ram_of(const std::vector<reserved::MemoryBank>& banks);
 
+// dynamic.cpp ----------------------------------------------------------------------------------
+
+// The permutation lib/sort.c's sort() leaves `keys` in (cma.cpp).
+std::vector<std::size_t>
+kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& keys);
+// Every node the kernel saves in reserved_mem[], in the order it allocates and sets them up.
+std::vector<const reserved::Region*> saved_order(const Context& ctx);
+// Where memblock put one dynamic node, in that order.
+struct DynamicPlacement {
+    const reserved::Region* region = nullptr;
+    std::uint64_t align = 0;           // after the CMA raise and SMP_CACHE_BYTES for none
+    std::optional<std::uint64_t> base; // nullopt: "failed to allocate memory for node"
+    bool freed = false;                // its init function rejected it and it was freed
+};
+// `with_assumed` false: the assumed early reservations left out (what they cost).
+std::vector<DynamicPlacement> place_dynamic(const Context& ctx, bool with_assumed = true);
+
 // Prerequisites (registry.cpp) ------------------------------------------------------------------
 
 // The kernel parses the nodes under /reserved-memory at all (__reserved_mem_check_root()): when
@@ -52,6 +70,8 @@ extern const CheckInfo reserved_memory_format, property_length, zero_size, cell_
 // cma.cpp
 extern const CheckInfo cma_disabled, cma_base_alignment, cma_size_alignment, cma_alloc_ranges,
     cma_default, cma_areas, arm_dma_remap;
+// dynamic.cpp
+extern const CheckInfo dynamic_no_room;
 // placement.cpp
 extern const CheckInfo reusable_no_map, coherent_no_map, restricted_pool, overlap, outside_memory,
     outside_memory_device, arm_section_split;

@@ -55,6 +55,7 @@ const std::vector<CheckInfo>& in_order() {
         cma_base_alignment,
         cma_size_alignment,
         cma_alloc_ranges,
+        dynamic_no_room,
         cma_default,
         cma_areas,
         arm_dma_remap,
@@ -145,7 +146,10 @@ Result run(reserved::Reservations reservations, const kernel::Model& model,
            const Options& options) {
     Result result;
     result.reservations = std::move(reservations);
-    Context ctx{result.reservations, model};
+    const auto early = options.early_reservations
+                           ? *options.early_reservations
+                           : assumed_early_reservations(result.reservations, model);
+    Context ctx{result.reservations, model, early};
     for (const auto& check : in_order()) {
         auto level = level_of(check, options);
         if (!level.enabled) continue;

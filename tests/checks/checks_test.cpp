@@ -863,3 +863,116 @@ TEST_CASE("alloc-ranges as a 32-bit phys_addr_t holds them: the low 32 bits") {
     m.phys_addr_64bit = true; // LPAE: above 4 GiB, where this board has no RAM
     CHECK(findings(check_tree(board({pool}), m), "outside-memory").size() == 1);
 }
+
+namespace {
+
+// board() with `mib` MiB of RAM at 0x40000000.
+dt::Tree board_with_ram(std::vector<dt::Node> regions, std::uint32_t mib) {
+    auto t = board(std::move(regions));
+    for (auto& p : t.root.children.front().properties)
+        if (p.name == "reg") p = cells("reg", {0, 0x40000000, 0, mib << 20});
+    return t;
+}
+
+std::set<std::string> nodes_of(const std::vector<Diagnostic>& ds) {
+    std::set<std::string> out;
+    for (const auto& d : ds)
+        out.insert(d.node);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("dynamic-no-room: 22 pools grown to the 32 MiB CMA alignment in 512 MiB of RAM") {
+    // Booted (fix's output of a generated layout on Debian's 6.12 and 7.2 16K kernels, 47.6 MiB
+    // image at 0x40200000): many0..many13 are created, the rest "failed to allocate memory".
+    std::vector<dt::Node> pools;
+    for (int i = 0; i < 22; ++i)
+        pools.push_back(cma_pool("many" + std::to_string(i), 32u << 20));
+    auto t = board_with_ram(pools, 512);
+    auto r = check_tree(t, arm64_612(16384));
+    auto f = findings(r, "dynamic-no-room");
+    std::set<std::string> expected;
+    for (int i = 14; i < 22; ++i)
+        expected.insert("/reserved-memory/many" + std::to_string(i));
+    CHECK(nodes_of(f) == expected);
+    REQUIRE(!f.empty());
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "failed to allocate memory for node 'many14': size 32 MiB"));
+    CHECK(contains(f[0].message, "14 dynamic nodes placed before it hold 0x1c000000 (448 MiB)"));
+    CHECK(contains(f[0].message, "the kernel image assumed at 0x40000000..0x43000000"));
+    CHECK(contains(f[0].message, "the CMA alignment"));
+    // The pools memblock could not place ask for no CMA slot: cma-areas has nothing to say.
+    CHECK(findings(r, "cma-areas").empty());
+
+    // Told where the kernel is (boot-check knows): 47.6 MiB at 0x40200000 ends in the second
+    // 32 MiB block, as the assumption does.
+    checks::Options known;
+    known.early_reservations = std::vector<checks::EarlyReservation>{
+        {Interval::of(0x40200000, 0x2f9f000), "the kernel image", false}};
+    auto k = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
+    CHECK(nodes_of(k) == expected);
+    CHECK(!contains(k.at(0).message, "assumed"));
+    // Nothing reserved early: two more blocks, two more pools.
+    known.early_reservations->clear();
+    auto n = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
+    CHECK(n.size() == 6);
+    CHECK(!n.empty());
+    CHECK(n.front().node == "/reserved-memory/many16");
+
+    // On 4K pages (2 MiB alignment) 22 × 32 MiB = 704 MiB fit in 1 GiB, not in 512 MiB.
+    CHECK(findings(check_tree(board_with_ram(pools, 1024), arm64_612(4096)), "dynamic-no-room")
+              .empty());
+    auto four = findings(check_tree(t, arm64_612(4096)), "dynamic-no-room");
+    CHECK(four.size() == 8); // (512 - 48) / 32 = 14.5: 14 fit
+}
+
+TEST_CASE("dynamic-no-room: a rejected pool is freed before the next node is placed") {
+    // 301 MiB is off the 2 MiB CMA alignment of 4K pages: rmem_cma_setup() rejects it right
+    // after its allocation and memblock_phys_free() gives it back, so the second pool fits.
+    auto odd = cma_pool("odd", 301u << 20);
+    auto next = cma_pool("next", 300u << 20);
+    auto m = arm64_612(4096);
+    CHECK(findings(check_tree(board_with_ram({odd, next}, 512), m), "dynamic-no-room").empty());
+    // no-map: refused too, but the memory stays reserved (memblock_clear_nomap() only).
+    auto nomap = odd;
+    nomap.properties.push_back(flag("no-map"));
+    auto f = findings(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].node == "/reserved-memory/next");
+    // 5.10 prints the older message, without the size.
+    m.version = *KernelVersion::parse("5.10.223");
+    auto g = findings(check_tree(board_with_ram({cma_pool("big", 600u << 20)}, 512), m),
+                      "dynamic-no-room");
+    REQUIRE(g.size() == 1);
+    CHECK(contains(g[0].message, "failed to allocate memory for node 'big'\""));
+    // …and sets the two dynamic nodes up in its heapsort's order: `next` first, so `odd`
+    // (no-map, refused but kept reserved) is the one without room.
+    auto h510 = findings(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
+    REQUIRE(h510.size() == 1);
+    CHECK(h510[0].node == "/reserved-memory/odd");
+    // Other dynamic nodes count too: a plain no-map region of 400 MiB leaves no room for 300.
+    auto plain = node("plain", {cells("size", {0, 400u << 20}), flag("no-map")});
+    auto h = findings(check_tree(board_with_ram({plain, next}, 512), arm64_612(4096)),
+                      "dynamic-no-room");
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].node == "/reserved-memory/next");
+}
+
+TEST_CASE("cma-areas: pools rejected for their alignment ask for no slot") {
+    // 21 pools, the first off the CMA alignment: 20 aligned ones ask, 20 slots, none lost.
+    std::vector<dt::Node> pools{cma_pool("odd", 3u << 20)};
+    for (int i = 0; i < 20; ++i)
+        pools.push_back(cma_pool("p" + std::to_string(i), 2u << 20));
+    auto m = arm64_612(4096);
+    auto errors = [&](const std::vector<Diagnostic>& ds) {
+        return std::count_if(ds.begin(), ds.end(),
+                             [](const Diagnostic& d) { return d.severity == Severity::error; });
+    };
+    CHECK(errors(findings(check_tree(board(pools), m), "cma-areas")) == 0);
+    pools.push_back(cma_pool("p20", 2u << 20));
+    auto f = findings(check_tree(board(pools), m), "cma-areas");
+    REQUIRE(errors(f) == 1);
+    CHECK(f[0].node == "/reserved-memory/p20");
+    CHECK(contains(f[0].message, "21 CMA pools ask for a slot but MAX_CMA_AREAS is 20"));
+}

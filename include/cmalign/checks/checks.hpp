@@ -16,16 +16,26 @@
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
+#include "cmalign/core/interval.hpp"
 #include "cmalign/dt/tree.hpp"
 #include "cmalign/kernel/model.hpp"
 #include "cmalign/reserved/regions.hpp"
 
 namespace cmalign::checks {
 
+// Memory the kernel has reserved in memblock before it reads /reserved-memory: its own image
+// (with its bss), the DTB, an initrd. Dynamic nodes are allocated around it.
+struct EarlyReservation {
+    Interval span;
+    std::string what;     // "the kernel image"
+    bool assumed = false; // not known: the arch's usual place and a generic kernel's size
+};
+
 // What every check reads.
 struct Context {
     const reserved::Reservations& reservations;
     const kernel::Model& model;
+    std::span<const EarlyReservation> early = {};
 };
 
 // Collects the findings of one check; the runner stamps check name, input and applies options.
@@ -73,6 +83,9 @@ struct Options {
     std::vector<Switch> switches;
     bool werror = false;                 // warnings make the run fail (exit status), not renamed
     std::optional<std::string> bootargs; // overrides /chosen/bootargs
+    // Where the kernel image, DTB and initrd lie (boot-check knows them); nullopt: the arch's
+    // usual place and a generic kernel's size are assumed (assumed_early_reservations()).
+    std::optional<std::vector<EarlyReservation>> early_reservations;
 };
 
 // Parses "-W name", "-Wno-name", "-E name", "-Eno-name" style values: `flag` is "W" or "E",
@@ -99,6 +112,14 @@ struct Result {
 // Everything that reads reservations for a Model (check, fix, suggest) should use this.
 reserved::ReadOptions read_options(const kernel::Model& model,
                                    std::optional<std::string> bootargs = std::nullopt);
+
+// What the checks assume the kernel reserved before /reserved-memory when nobody says: arm64 and
+// riscv64 load the image at the lowest 2 MiB boundary of the first bank (riscv64: above
+// OpenSBI's 2 MiB), 32-bit arm decompresses it to the start of RAM + 32 KiB; sizes are those of
+// Debian's generic kernels of 7.2 (image and bss), larger than most board kernels, so a pool that
+// only fits beside a smaller kernel is reported rather than assumed. Empty for other arches.
+std::vector<EarlyReservation> assumed_early_reservations(const reserved::Reservations& reservations,
+                                                         const kernel::Model& model);
 
 // Runs every enabled check on the reservations.
 Result run(reserved::Reservations reservations, const kernel::Model& model, const Options& options);
