@@ -172,6 +172,9 @@ std::optional<std::pair<Tok, std::size_t>> operator_at(const std::string& s, std
         {"+=", Tok::plus_equal}, {"=", Tok::equal},          {"<", Tok::less},
         {">", Tok::greater},     {"!", Tok::not_},           {"(", Tok::open_paren},
         {")", Tok::close_paren}};
+    // Most tokens are words: only these characters can start an operator.
+    if (pos >= s.size() || std::string_view("|&!<>:+=()").find(s[pos]) == std::string_view::npos)
+        return std::nullopt;
     for (const auto& [text, kind] : operators)
         if (s.compare(pos, text.size(), text) == 0) return std::pair{kind, text.size()};
     return std::nullopt;
@@ -233,9 +236,13 @@ bool Parser::next_statement(std::vector<Token>& out) {
                 t.text = lex_word_with_dollar(f);
                 if (t.text.empty()) continue; // an empty expansion is no token
             } else {
-                t.text = s.substr(f.pos, e - f.pos);
+                const std::string_view word(s.data() + f.pos, e - f.pos);
                 f.pos = e;
-                if (auto k = keywords().find(t.text); k != keywords().end()) t.kind = k->second;
+                // Keywords are lower case (or "---help---"); symbol names mostly are not, so
+                // most words skip the hash.
+                if ((word[0] >= 'a' && word[0] <= 'z') || word[0] == '-')
+                    if (auto k = keywords().find(word); k != keywords().end()) t.kind = k->second;
+                t.text.assign(word);
             }
         } else {
             // lexer.l warns about and ignores any other character.

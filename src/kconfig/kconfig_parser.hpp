@@ -22,8 +22,10 @@ struct ParseAbort {};
 
 constexpr int max_expr_depth = 500; // nested parentheses / `!` in one expression
 
+// lexer.l's n: [A-Za-z0-9_-] (ASCII, as isalnum() in the "C" locale; no locale lookup per byte).
 inline bool is_name_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 enum class Tok {
