@@ -161,9 +161,12 @@ kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ke
 std::vector<const Region*> saved_order(const Context& ctx) {
     std::vector<const Region*> out;
     const auto& regions = ctx.reservations.regions;
+    // MAX_RESERVED_REGIONS (64 in every version read) bounds the array: 6.12+ skips dynamic nodes
+    // past it, older kernels every node saved past it (reserved-regions-limit reports both).
+    constexpr std::size_t max_reserved_regions = 64;
     if (kernel::reserved_mem_rules(ctx.model.version).restructured) {
         for (const auto& r : regions)
-            if (is_dynamic_node(r)) out.push_back(&r);
+            if (is_dynamic_node(r) && out.size() < max_reserved_regions) out.push_back(&r);
         for (const auto& r : regions)
             if (!r.disabled && r.accepted_by_parser && !r.reg.empty()) out.push_back(&r);
         return out;
@@ -171,7 +174,7 @@ std::vector<const Region*> saved_order(const Context& ctx) {
     std::vector<const Region*> saved;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> keys;
     for (const auto& r : regions) {
-        if (r.disabled || !r.accepted_by_parser) continue;
+        if (r.disabled || !r.accepted_by_parser || saved.size() == max_reserved_regions) continue;
         if (!r.reg.empty()) {
             keys.emplace_back(r.reg.front().base, r.reg.front().size);
         } else if (r.dynamic) {
