@@ -28,7 +28,11 @@ int run_command_line(CLI::App& app, int argc, char** argv);
 void add_manual(CLI::App& app);
 // Every command (common.hpp) and the manual generators: what the program offers (main and
 // fuzz_argv).
-void register_commands(CLI::App& app);
+// Every command; with `only`, that one command in full and the others by name and summary (a
+// run parses one command: registering every option of all twelve was a fifth of a warm check).
+void register_commands(CLI::App& app, std::string_view only = {});
+// The command argv[1] names exactly, if any (what `only` can be).
+std::string_view command_named(int argc, char** argv);
 // An option's names as typed: "-c", "--config".
 std::vector<std::string> names_of(const CLI::Option& o);
 // The definition an option of a command was built from; nullptr for --help and the like.

@@ -305,7 +305,15 @@ std::vector<std::string> names_of(const CLI::Option& o) {
     return out;
 }
 
-void register_commands(CLI::App& app) {
+std::string_view command_named(int argc, char** argv) {
+    if (argc < 2) return {};
+    const std::string_view first = argv[1];
+    for (const auto& command : command_definitions())
+        if (command.name == first) return command.name;
+    return {};
+}
+
+void register_commands(CLI::App& app, std::string_view only) {
     struct Entry {
         const char* name;
         ExitCode (*run)(const Invocation&);
@@ -323,10 +331,14 @@ void register_commands(CLI::App& app) {
                                   [&](const Entry& e) { return e.name == command.name; });
         if (entry == std::end(entries))
             throw std::logic_error(fmt::format("cmalign {}: defined but not run", command.name));
-        add_command(app, command.name, entry->run);
+        if (only.empty() || only == command.name)
+            add_command(app, command.name, entry->run);
+        else // named and summarised for the listings; never parsed in this run
+            app.add_subcommand(std::string(command.name), std::string(command.summary));
     }
     // A value check of the printing side: the text picture needs room.
-    app.get_subcommand("map")->get_option("--columns")->check(CLI::Range(60, 1000));
+    if (only.empty() || only == "map")
+        app.get_subcommand("map")->get_option("--columns")->check(CLI::Range(60, 1000));
     add_manual(app);
 }
 

@@ -46,7 +46,7 @@ int main(int argc, char** argv) try {
     app.set_version_flag("--version", std::string("cmalign ") + CMALIGN_VERSION);
     app.require_subcommand(1);
 
-    cmalign::cli::register_commands(app);
+    cmalign::cli::register_commands(app, cmalign::cli::command_named(argc, argv));
     return cmalign::cli::run_command_line(app, argc, argv);
 } catch (...) {
     return report_escaped_exception(argc, argv);
