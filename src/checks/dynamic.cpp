@@ -315,6 +315,14 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
                 });
             if (!window_fits) continue;
         }
+        // outside-memory reports a window that no RAM fills to the size.
+        if (!r.alloc_ranges.empty()) {
+            const IntervalSet ram = ram_of(ctx.reservations.memory);
+            if (std::none_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+                    return ram.largest_piece_within(alloc_window(ctx.model, a)) >= *r.size;
+                }))
+                continue;
+        }
         // What holds the RAM it needed, in words.
         std::uint64_t earlier = 0;
         int earlier_count = 0;
