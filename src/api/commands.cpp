@@ -57,6 +57,19 @@ constexpr OptionDefinition tree_rows[] = {
 constexpr OptionDefinition bootargs_row = {
     "bootargs", "--bootargs", T::text, false, false,
     false,      "ARGS",       "",      "",    "kernel command line (overrides /chosen/bootargs)"};
+constexpr OptionDefinition kernel_image_row = {
+    "kernel_image",
+    "--kernel-image",
+    T::text,
+    false,
+    false,
+    false,
+    "BASE,SIZE",
+    "",
+    "",
+    "where the boot loader puts the kernel and what it takes with its bss (0x40200000,48M): "
+    "dynamic nodes are placed around it (default: the arch's usual place and a generic "
+    "kernel's size, said in the finding)"};
 constexpr OptionDefinition jobs_row = {
     "jobs", "-j,--jobs", T::count, false, false,
     false,  "N",         "",       "",    "parallel jobs (default: all cores)"};
@@ -120,6 +133,7 @@ constexpr OptionDefinition check_head[] = {
 };
 constexpr OptionDefinition check_own[] = {
     bootargs_row,
+    kernel_image_row,
     switches_row,
     {"werror", "--werror", T::flag, false, false, false, "", "", "",
      "warnings make the exit status 1"},
@@ -192,6 +206,7 @@ constexpr OptionDefinition map_head[] = {
 };
 constexpr OptionDefinition map_own[] = {
     bootargs_row,
+    kernel_image_row,
     {"format", "--format", T::choice, false, false, false, "FORMAT", "text", "text,svg,json",
      "a terminal picture, SVG, or the layout as JSON", Surface::cli},
     {"output", "-o,--output", T::path, false, false, false, "FILE", "", "",
@@ -241,7 +256,7 @@ constexpr OptionDefinition explain_head[] = {
      "dmesg, journalctl -k or serial console capture"},
     {"board", "", T::path, false, true, true, "BOARD", "", "", "the board's .dts or .dtb"},
 };
-constexpr OptionDefinition explain_own[] = {bootargs_row, format_text_json};
+constexpr OptionDefinition explain_own[] = {bootargs_row, kernel_image_row, format_text_json};
 constexpr auto explain_rows = join(explain_head, config_rows, tree_rows, explain_own);
 
 constexpr OptionDefinition boot_check_head[] = {

@@ -217,6 +217,23 @@ public:
         request.checks.bootargs = string("bootargs");
     }
 
+    // --kernel-image BASE,SIZE: where the kernel lies in memblock before /reserved-memory is read.
+    std::optional<std::vector<checks::EarlyReservation>> kernel_image() {
+        auto text = string("kernel_image");
+        if (!text) return std::nullopt;
+        const auto comma = text->find(',');
+        std::optional<std::uint64_t> base, size;
+        if (comma != std::string::npos) {
+            base = parse_size(text->substr(0, comma));
+            size = parse_size(text->substr(comma + 1));
+        }
+        if (!base || !size || *size == 0)
+            fail(fmt::format("{} takes BASE,SIZE, each a size ({}), the size not 0: '{}'",
+                             name("kernel_image"), size_forms(), *text));
+        return std::vector<checks::EarlyReservation>{
+            {Interval::of(*base, *size), "the kernel image", false}};
+    }
+
     // The value of a required option (read before finish()); fails naming the option when absent.
     template <class T> T required(std::optional<T> value, const char* key) const {
         if (!value) fail(name(key) + " is required");
@@ -306,6 +323,7 @@ CheckCommand read_check_request(const json& j, Caller caller) {
     auto& request = command.request;
     request.inputs = r.strings("files");
     r.board_options(request);
+    request.checks.early_reservations = r.kernel_image();
     request.checks.werror = r.flag("werror");
     request.affected_by = r.strings("affected_by");
     command.sweep = r.sweep();
@@ -431,6 +449,7 @@ MapRequest read_map_request(const json& j, Caller caller) {
     MapRequest request;
     auto board = r.string("board");
     r.board_options(request);
+    request.checks.early_reservations = r.kernel_image();
     r.finish();
     request.input = r.required(board, "board");
     return request;
@@ -442,6 +461,7 @@ ExplainRequest read_explain_request(const json& j, Caller caller) {
     auto log = r.string("log");
     auto board = r.string("board");
     r.board_options(request);
+    request.checks.early_reservations = r.kernel_image();
     r.finish();
     request.log_path = r.required(log, "log");
     request.board = r.required(board, "board");

@@ -62,7 +62,7 @@ def option_values(tmp):
         "kernel_tree": str(fake_tree), "kconfig_shell": True, "limits": {"node-depth": 400},
         "include_dirs": [INCLUDE], "defines": {"ACME_UNUSED": "1"}, "overlays": [str(overlay)],
         "files": [EVK, MINI], "file": EVK, "bootargs": "cma=64M", "switches": ["-Wno-overlap"],
-        "werror": True, "jobs": 1, "affected_by": [SOC],
+        "werror": True, "jobs": 1, "affected_by": [SOC], "kernel_image": "0x40200000,48M",
         "sweep_versions": "6.6,6.12", "sweep_page_sizes": "4K,16K",
         "in_place": True, "out": str(tmp / "out.dts"), "diff": True,
         "target_alignment": "4M", "path": "/reserved-memory", "format": "dts",

@@ -66,6 +66,7 @@ def check(
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
     bootargs: Optional[str] = ...,
+    kernel_image: Optional[str] = ...,
     switches: Optional[Union[str, Sequence[str]]] = ...,
     werror: Optional[bool] = ...,
     jobs: Optional[int] = ...,
@@ -177,6 +178,7 @@ def map(
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
     bootargs: Optional[str] = ...,
+    kernel_image: Optional[str] = ...,
 ) -> _Json: ...
 def explain(
     log: Optional[_Path] = ...,
@@ -195,6 +197,7 @@ def explain(
     defines: Optional[_Assignments] = ...,
     overlays: Optional[Union[_Path, Sequence[_Path]]] = ...,
     bootargs: Optional[str] = ...,
+    kernel_image: Optional[str] = ...,
 ) -> _Json: ...
 def boot_check(
     board: Optional[_Path] = ...,
