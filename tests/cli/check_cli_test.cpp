@@ -149,3 +149,36 @@ TEST_CASE("fix rewrites the literal size and reports the macro-written one on th
     CHECK(messages.find("<0x0 0x2000000>") != std::string::npos); // the value to write by hand
     std::filesystem::remove(err);
 }
+
+TEST_CASE("--kernel-image: where the kernel lies decides which dynamic pools find room") {
+    // 22 dynamic 32 MiB pools in 512 MiB on 16K pages (32 MiB CMA alignment).
+    auto dir = std::filesystem::temp_directory_path() / "cmalign-kernel-image-test";
+    std::filesystem::create_directories(dir);
+    const auto path = (dir / "many.dts").string();
+    {
+        std::ofstream out(path);
+        out << "/dts-v1/;\n/ {\n\t#address-cells = <2>;\n\t#size-cells = <2>;\n"
+               "\tmemory@40000000 { device_type = \"memory\"; reg = <0x0 0x40000000 0x0 "
+               "0x20000000>; };\n\treserved-memory {\n\t\t#address-cells = <2>;\n"
+               "\t\t#size-cells = <2>;\n\t\tranges;\n";
+        for (int i = 0; i < 22; ++i)
+            out << "\t\tmany" << i
+                << " { compatible = \"shared-dma-pool\"; reusable; size = <0x0 0x2000000>; };\n";
+        out << "\t};\n};\n";
+    }
+    auto lost = [&](const std::string& extra) {
+        auto r = run_cli("check --format json " + path + " -c " + config_16k + extra);
+        auto j = nlohmann::json::parse(r.out);
+        std::set<std::string> nodes;
+        for (const auto& d : j["diagnostics"])
+            if (d["check"] == "dynamic-no-room") nodes.insert(d["node"].get<std::string>());
+        return nodes.size();
+    };
+    CHECK(lost("") == 8);                               // assumed: 48 MiB at 0x40000000
+    CHECK(lost(" --kernel-image 0x40200000,30M") == 7); // ends at 0x42000000: one block more
+    CHECK(lost(" --kernel-image 0x5f000000,16M") == 7); // the top block instead
+    auto bad = run_cli("check " + path + " -c " + config_16k + " --kernel-image 0x40200000", "&1");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.out.find("--kernel-image takes BASE,SIZE") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
