@@ -292,11 +292,20 @@ void check_cma_areas(const Context& ctx, Findings& out) {
         if (!rejected_before_slot(ctx, *r)) holders.push_back(r);
     bool has_default =
         std::any_of(holders.begin(), holders.end(), [](const Region* r) { return r->cma_default; });
-    if (holders.size() == static_cast<std::size_t>(limit) && !has_default)
-        out.add(Severity::warning, holders.back()->where, holders.back()->path,
-                fmt::format("the {} CMA pools fill all {} MAX_CMA_AREAS slots of {}: a default CMA "
-                            "area (cma= or CONFIG_CMA_SIZE_*) or hugetlb CMA would find none",
-                            holders.size(), limit, kernel_name(ctx.model)));
+    // Booted: with the slots full the kernel prints "cma: Not enough slots for CMA reserved
+    // regions!" and "cma: Failed to reserve N MiB" for its default area too, which no node names.
+    const auto slots = static_cast<std::size_t>(limit);
+    if (holders.size() >= slots && !has_default) {
+        const Region* last = holders[slots - 1];
+        out.add(Severity::warning, last->where, last->path,
+                fmt::format("{} CMA pools fill all {} MAX_CMA_AREAS slots of {}: a default CMA "
+                            "area (cma= or CONFIG_CMA_SIZE_*) or hugetlb CMA finds none "
+                            "(\"cma: Failed to reserve … MiB\")",
+                            holders.size() == slots
+                                ? fmt::format("the {}", slots)
+                                : fmt::format("the first {} of {}", slots, holders.size()),
+                            limit, kernel_name(ctx.model)));
+    }
 }
 
 extern const CheckInfo cma_areas{
