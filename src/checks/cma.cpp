@@ -192,13 +192,7 @@ void check_cma_alloc_ranges(const Context& ctx, Findings& out) {
     for (const auto& r : ctx.reservations.regions) {
         if (r.kind != Kind::cma || !r.dynamic || r.alloc_ranges.empty() || !r.size) continue;
         std::uint64_t align = std::max(r.alignment.value_or(0), *facts.exact);
-        bool fits = std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-            const auto window = alloc_window(ctx.model, a);
-            auto start = round_up(window.begin, align);
-            std::uint64_t end = window.end;
-            return start && *start <= end && end - *start >= *r.size;
-        });
-        if (fits) continue;
+        if (alloc_ranges_hold(ctx, r, align)) continue;
         out.add(Severity::error, r.where, r.path,
                 fmt::format("no alloc-ranges entry of {} holds {} at an address aligned to {} "
                             "(the CMA alignment of {} raises the node's alignment): the kernel "
@@ -253,13 +247,9 @@ std::vector<const Region*> cma_setup_order(const Context& ctx) {
     return pools;
 }
 
-// Whether rmem_cma_setup() turns a pool down before cma_init_reserved_mem() is asked for a slot:
-// no-map, a linux,cma-default pool cma= overrides, base or size off the CMA alignment.
+// A dynamic pool's base is CMA-aligned by its allocation; a static one's is its reg.
 bool rejected_before_slot(const Context& ctx, const Region& r) {
-    if (r.no_map || (r.cma_default && ctx.reservations.cma_cmdline)) return true;
-    auto facts = alignment_facts(ctx.model);
-    if (!facts.exact || !r.size) return false;
-    return *r.size % *facts.exact || (!r.dynamic && r.base && *r.base % *facts.exact);
+    return cma_rejects_before_slot(ctx, r, r.dynamic ? 0 : r.base.value_or(0));
 }
 
 // The pools that ask for a MAX_CMA_AREAS slot when none is left.

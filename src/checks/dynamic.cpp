@@ -112,14 +112,6 @@ IntervalSet taken_before_dynamic(const Context& ctx, bool with_assumed) {
     return taken;
 }
 
-// Whether rmem_cma_setup() turns the pool down before it asks cma_init_reserved_mem() for a slot.
-bool cma_rejects_before_slot(const Context& ctx, const Region& r, std::uint64_t base) {
-    if (r.no_map) return true;
-    if (r.cma_default && ctx.reservations.cma_cmdline) return true; // "bypass …, using cmdline"
-    auto facts = alignment_facts(ctx.model);
-    return facts.exact && r.size && ((base | *r.size) % *facts.exact) != 0;
-}
-
 } // namespace
 
 // The permutation lib/sort.c's sort() (the bottom-up heapsort of v5.2 on; read in 5.10.223 and
@@ -156,6 +148,28 @@ kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ke
         }
     }
     return at;
+}
+
+bool cma_rejects_before_slot(const Context& ctx, const Region& r, std::uint64_t base) {
+    if (r.no_map) return true;
+    if (r.cma_default && ctx.reservations.cma_cmdline) return true; // "bypass …, using cmdline"
+    auto facts = alignment_facts(ctx.model);
+    return facts.exact && r.size && ((base | *r.size) % *facts.exact) != 0;
+}
+
+bool alloc_ranges_hold(const Context& ctx, const Region& r, std::uint64_t align) {
+    return std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+        const auto w = alloc_window(ctx.model, a);
+        auto start = round_up(w.begin, align);
+        return start && *start <= w.end && w.end - *start >= r.size.value_or(0);
+    });
+}
+
+bool alloc_ranges_overlap_ram(const Context& ctx, const Region& r) {
+    const IntervalSet ram = ram_of(ctx.reservations.memory);
+    return std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
+        return ram.largest_piece_within(alloc_window(ctx.model, a)) >= r.size.value_or(0);
+    });
 }
 
 std::vector<const Region*> saved_order(const Context& ctx) {
@@ -305,24 +319,12 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
     for (const auto& p : placements) {
         if (p.base) continue;
         const Region& r = *p.region;
-        // cma-alloc-ranges reports a pool no window could hold even in empty RAM.
-        if (r.kind == Kind::cma && !r.alloc_ranges.empty() && facts.exact) {
-            bool window_fits =
-                std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    const auto w = alloc_window(ctx.model, a);
-                    auto start = round_up(w.begin, p.align);
-                    return start && *start <= w.end && w.end - *start >= *r.size;
-                });
-            if (!window_fits) continue;
-        }
-        // outside-memory reports a window that no RAM fills to the size.
-        if (!r.alloc_ranges.empty()) {
-            const IntervalSet ram = ram_of(ctx.reservations.memory);
-            if (std::none_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    return ram.largest_piece_within(alloc_window(ctx.model, a)) >= *r.size;
-                }))
-                continue;
-        }
+        // cma-alloc-ranges reports a pool no window could hold even in empty RAM, outside-memory
+        // a window that no RAM fills to the size.
+        if (!r.alloc_ranges.empty() &&
+            ((r.kind == Kind::cma && facts.exact && !alloc_ranges_hold(ctx, r, p.align)) ||
+             !alloc_ranges_overlap_ram(ctx, r)))
+            continue;
         // What holds the RAM it needed, in words.
         std::uint64_t earlier = 0;
         int earlier_count = 0;

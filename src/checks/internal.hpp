@@ -53,6 +53,13 @@ struct DynamicPlacement {
     std::optional<std::uint64_t> base; // nullopt: "failed to allocate memory for node"
     bool freed = false;                // its init function rejected it and it was freed
 };
+// Whether rmem_cma_setup() turns a pool at `base` down before cma_init_reserved_mem() is asked for
+// a slot: no-map, a linux,cma-default pool cma= overrides, base or size off the CMA alignment.
+bool cma_rejects_before_slot(const Context& ctx, const reserved::Region& r, std::uint64_t base);
+// Some alloc-ranges window holds the node's size at `align` (RAM aside).
+bool alloc_ranges_hold(const Context& ctx, const reserved::Region& r, std::uint64_t align);
+// Some alloc-ranges window overlaps the /memory banks by the node's size or more.
+bool alloc_ranges_overlap_ram(const Context& ctx, const reserved::Region& r);
 // `with_assumed` false: the assumed early reservations left out (what they cost).
 std::vector<DynamicPlacement> place_dynamic(const Context& ctx, bool with_assumed = true);
 

@@ -240,10 +240,7 @@ void check_outside_memory(const Context& ctx, Findings& out) {
                 fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
                             r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
-            bool any =
-                std::any_of(r.alloc_ranges.begin(), r.alloc_ranges.end(), [&](const auto& a) {
-                    return ram.largest_piece_within(alloc_window(ctx.model, a)) >= *r.size;
-                });
+            bool any = alloc_ranges_overlap_ram(ctx, r);
             // The pool is lost on the memory this tree describes: an error (booted: every kernel
             // of scripts/boot-truth prints the line, 5.10 prints nothing and has no pool).
             if (!any)
