@@ -202,3 +202,36 @@ TEST_CASE("real arm64 boards (DTS): the same pools, located in the source that w
         CHECK(d.fix[0].new_value - e.size < (32u << 20));
     }
 }
+
+TEST_CASE("real arm64 boards (DTB): meson-gxl-s805x's 256 MiB linux,cma finds no room in its "
+          "512 MiB" *
+          CMALIGN_REAL_MATERIAL(kernel_tree)) {
+    if (!test::have_material(kernel_tree) || !test::have_program("cpp") ||
+        !test::have_program("dtc"))
+        return;
+    fs::path out = fs::temp_directory_path() / ("cmalign-room-" + std::to_string(::getpid()));
+    fs::create_directories(out);
+    // meson-gx.dtsi: a dynamic 256 MiB linux,cma and a no-map secmon@10000000 (2 MiB); the
+    // s805x boards have 512 MiB at 0, so neither half holds the pool, wherever the kernel lies
+    // (nothing reserved early here). The s905x p212 (its own /memory) is the control.
+    checks::Options nothing_early;
+    nothing_early.early_reservations = std::vector<checks::EarlyReservation>{};
+    auto lost = [&](const char* board) {
+        auto dtb = compile(board, out);
+        REQUIRE(!dtb.empty());
+        Diagnostics diags;
+        auto tree = dt::read_dtb(dtb, diags);
+        REQUIRE(tree);
+        std::vector<std::string> nodes;
+        for (const auto& d : checks::run(*tree, test::arm64_612(4096), nothing_early).diagnostics)
+            if (d.check == "dynamic-no-room") nodes.push_back(d.node);
+        return nodes;
+    };
+    for (const char* board :
+         {"amlogic/meson-gxl-s805x-p241", "amlogic/meson-gxl-s805x-libretech-ac"}) {
+        CAPTURE(board);
+        CHECK(lost(board) == std::vector<std::string>{"/reserved-memory/linux,cma"});
+    }
+    CHECK(lost("amlogic/meson-gxl-s905x-p212").empty());
+    fs::remove_all(out);
+}
