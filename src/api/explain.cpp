@@ -173,7 +173,7 @@ void explain_in_words(const CheckRequest& check, ExplainOutcome& out) {
 
 ExplainOutcome run_explain(const ExplainRequest& request) {
     ExplainOutcome out;
-    // Within --limit file-bytes/line-bytes; /dev/kmsg and pipes to their current end; a
+    // Within --limit file-bytes/line-bytes; /dev/kmsg and named FIFOs to their current end; a
     // compressed log (dmesg.gz) is read as its text, binary junk is one error.
     TextFile log;
     if (auto error =

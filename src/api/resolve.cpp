@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/kconfig/version.hpp"
 #include "cmalign/internal/kernel/arch.hpp"
 #include "cmalign/internal/run_inputs.hpp"
@@ -60,11 +60,17 @@ std::optional<std::string> arch_from_path(const fs::path& path, bool config) {
 // True when the file starts like a .config that kconfig wrote ("# Linux/<arch> <version> Kernel
 // Configuration" within its first lines): such a header names the arch itself.
 bool has_kconfig_header(const fs::path& path) {
-    std::ifstream in(path);
-    std::string line;
-    for (int n = 0; n < 5 && std::getline(in, line); ++n)
+    // Through the reader of -c itself: a -c /dev/stdin is read once, and kept for the evaluation.
+    TextFile file;
+    if (read_text_file(path.string(), InputLimits{}, {"configuration", false}, file)) return false;
+    std::string_view rest = file.text;
+    for (int n = 0; n < 5 && !rest.empty(); ++n) {
+        auto end = rest.find('\n');
+        auto line = rest.substr(0, end);
         if (line.starts_with("# Linux/") || line.starts_with("# Linux kernel version:"))
             return true;
+        rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    }
     return false;
 }
 

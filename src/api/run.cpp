@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/dt/dtb.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/json.hpp"
@@ -95,7 +96,14 @@ std::optional<dt::Tree> detail::load_tree(const std::string& path,
                                           const dt::ResolveOptions& resolve) {
     // Sniff the magic: .dtb files are sometimes named .bin or .img.
     std::uint8_t magic[4] = {};
-    {
+    if (auto piped = anonymous_pipe_bytes(path, options.limits.file_bytes)) {
+        // `… | cmalign check /dev/stdin`: sniffed from the bytes kept for the readers after us.
+        dt::DtbOptions dtb;
+        dtb.limits = options.limits;
+        if (dt::has_fdt_magic(
+                {reinterpret_cast<const std::uint8_t*>(piped->bytes.data()), piped->bytes.size()}))
+            return dt::read_dtb(path, diags, dtb, path);
+    } else {
         std::ifstream in(path, std::ios::binary);
         if (!in) {
             diags.error({path, 0, 0}, "cannot read file");

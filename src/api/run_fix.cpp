@@ -4,14 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/fix_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
@@ -134,10 +133,14 @@ void write_output(const FixRequest& request, const std::vector<std::string>& inp
     if (!outcome.input_errors.empty() || inputs.empty()) return;
     namespace fs = std::filesystem;
     std::error_code ec;
+    // The same name first: fs::equivalent() refuses two pipes (a board read from /dev/stdin).
+    auto is_board = [&](const std::string& file) {
+        return file == inputs.front() || fs::equivalent(file, inputs.front(), ec);
+    };
     fix::FileChange top;
     bool elsewhere = false;
     for (auto& c : changes) {
-        if (fs::equivalent(c.file, inputs.front(), ec))
+        if (is_board(c.file))
             top = std::move(c);
         else
             elsewhere = true;
@@ -145,8 +148,7 @@ void write_output(const FixRequest& request, const std::vector<std::string>& inp
     if (elsewhere) {
         std::string files;
         for (const auto& e : outcome.edits)
-            if (!fs::equivalent(e.file, inputs.front(), ec) &&
-                files.find(e.file) == std::string::npos)
+            if (!is_board(e.file) && files.find(e.file) == std::string::npos)
                 files += (files.empty() ? "" : ", ") + e.file;
         io.error({*request.out_path, 0, 0},
                  fmt::format("the sizes to change are written in included files ({}), not "
@@ -158,13 +160,13 @@ void write_output(const FixRequest& request, const std::vector<std::string>& inp
     if (top.file.empty()) {
         // Nothing to change: -o still gets the input, unchanged (a filter's contract).
         if (outcome.unfixable) return;
-        std::ifstream in(inputs.front(), std::ios::binary);
-        top.file = inputs.front();
-        top.new_content.assign(std::istreambuf_iterator<char>(in), {});
-        if (!in.good() && !in.eof()) {
+        auto content = read_whole_input(inputs.front());
+        if (!content) {
             io.error({inputs.front(), 0, 0}, "cannot read the input");
             return;
         }
+        top.file = inputs.front();
+        top.new_content = std::move(*content);
     }
     std::vector<fix::FileChange> one{std::move(top)};
     if (fix::write_changes(one, io, request.out_path)) outcome.written.push_back(*request.out_path);

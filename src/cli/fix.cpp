@@ -4,6 +4,7 @@
 // needs a fix that was not applied: an unfixable size or base, conflicting edits, or — with
 // --diff or without a mode — edits that are only shown (as `ruff --diff` and `black --check`
 // do, so CI can fail on them); 2 configuration, input, usage or write errors.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +22,18 @@ namespace cmalign::cli {
 
 namespace {
 
+// -o - or -o /dev/stdout (any name of the file stdout is): the fixed board is the output, so
+// the list of edits goes to stderr, as a filter keeps its stdout for its data.
+bool output_is_stdout(const FixRequest& request) {
+    if (!request.out_path) return false;
+    struct stat out {
+    }, to{};
+    return ::stat(request.out_path->c_str(), &out) == 0 && ::fstat(STDOUT_FILENO, &to) == 0 &&
+           out.st_dev == to.st_dev && out.st_ino == to.st_ino;
+}
+
 // What was (or would be) changed, one line per edit, and the count on stderr.
-void print_text(const FixRequest& request, const FixOutcome& outcome) {
+void print_text(const FixRequest& request, const FixOutcome& outcome, std::ostream& edits_to) {
     std::vector<Diagnostic> all = outcome.config_diagnostics;
     for (const auto* list : {&outcome.input_errors, &outcome.diagnostics, &outcome.io_errors})
         all.insert(all.end(), list->begin(), list->end());
@@ -32,10 +43,10 @@ void print_text(const FixRequest& request, const FixOutcome& outcome) {
     if (request.mode == FixMode::diff) std::cout << outcome.diff;
     if (request.mode != FixMode::diff) {
         for (const auto& e : outcome.edits)
-            std::cout << fmt::format("{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line,
-                                     e.where.column, e.node, e.property,
-                                     e.binary ? fmt::format("{:#x}", e.old_value) : e.old_text,
-                                     e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
+            edits_to << fmt::format("{}:{}:{}: {} {}: {} -> {}\n", e.where.file, e.where.line,
+                                    e.where.column, e.node, e.property,
+                                    e.binary ? fmt::format("{:#x}", e.old_value) : e.old_text,
+                                    e.binary ? fmt::format("{:#x}", e.new_value) : e.new_text);
     }
     if (!outcome.model || !outcome.alignment) return;
     std::vector<std::string> files;
@@ -55,13 +66,17 @@ void print_text(const FixRequest& request, const FixOutcome& outcome) {
 
 ExitCode fix_command(const Invocation& invocation) {
     auto request = invocation.read(read_fix_request);
+    if (request.out_path == "-") request.out_path = "/dev/stdout";
     pass_environment(request.config, invocation);
+    const bool to_stdout = output_is_stdout(request);
     auto outcome = run_fix(request);
+    std::cout.flush(); // the board went to stdout through its own descriptor
+    std::ostream& report_to = to_stdout ? std::cerr : std::cout;
     if (invocation.value("format") == "json") {
-        std::cout << fix_json(outcome).dump(2) << '\n';
+        report_to << fix_json(outcome).dump(2) << '\n';
         if (request.mode == FixMode::diff) std::cerr << outcome.diff;
     } else {
-        print_text(request, outcome);
+        print_text(request, outcome, report_to);
     }
     return outcome.exit_code();
 }

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string_view>
 #include <system_error>
 
@@ -177,6 +181,13 @@ std::optional<TextFileError> read_raw(const std::string& path, const InputLimits
         return whole_file_error(path, fmt::format("cannot read {}: {}", options.what,
                                                   std::generic_category().message(error_number)));
     };
+    if (auto piped = anonymous_pipe_bytes(path, limits.file_bytes)) {
+        if (piped->error != 0) return failure(piped->error);
+        if (piped->truncated || piped->bytes.size() > limits.file_bytes)
+            return whole_file_error(path, too_large(limits, "file"));
+        raw.bytes = std::move(piped->bytes);
+        return std::nullopt;
+    }
     // O_NONBLOCK: a FIFO opens without a writer, and a device read ends at its current end.
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return failure(errno);
@@ -221,7 +232,77 @@ std::optional<TextFileError> read_raw(const std::string& path, const InputLimits
     return std::nullopt;
 }
 
+// The pipes read so far, by (device, inode): a pipe's inode stays unique while the pipe lives.
+std::mutex pipes_mutex;
+std::map<std::pair<dev_t, ino_t>, PipeBytes> pipes_read;
+
 } // namespace
+
+std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size_t max_bytes) {
+    struct stat st {};
+    // stat() follows /dev/stdin → /proc/self/fd/0 → the pipe; a regular file costs this only.
+    if (::stat(path.c_str(), &st) != 0 || !S_ISFIFO(st.st_mode)) return std::nullopt;
+    // O_NONBLOCK: a named FIFO without a writer opens at once (and is not ours to take whole).
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return std::nullopt; // the reader that follows reports why
+    struct Close {
+        int fd;
+        ~Close() { ::close(fd); }
+    } close_fd{fd};
+    // The descriptor's /proc link says "pipe:[inode]" for an anonymous pipe, a path for a FIFO.
+    char target[64];
+    auto link = fmt::format("/proc/self/fd/{}", fd);
+    ssize_t length = ::readlink(link.c_str(), target, sizeof target - 1);
+    if (length <= 0 ||
+        !std::string_view(target, static_cast<std::size_t>(length)).starts_with("pipe:["))
+        return std::nullopt;
+    if (::fstat(fd, &st) != 0) return std::nullopt;
+    std::lock_guard lock(pipes_mutex);
+    const auto key = std::make_pair(st.st_dev, st.st_ino);
+    if (auto it = pipes_read.find(key); it != pipes_read.end()) return it->second;
+    PipeBytes out;
+    int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        out.error = errno;
+        return out;
+    }
+    char buffer[1 << 16];
+    for (;;) {
+        ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            out.error = errno;
+            return out; // not kept: a read error is reported, not replayed as content
+        }
+        auto room = max_bytes - out.bytes.size();
+        if (static_cast<std::size_t>(n) > room) {
+            out.bytes.append(buffer, room);
+            out.truncated = true;
+            break;
+        }
+        out.bytes.append(buffer, static_cast<std::size_t>(n));
+    }
+    pipes_read.emplace(key, out);
+    return out;
+}
+
+std::optional<std::string> read_whole_input(const std::string& path) {
+    if (auto piped = anonymous_pipe_bytes(path, InputLimits{}.file_bytes)) {
+        if (piped->error != 0 || piped->truncated) return std::nullopt;
+        return std::move(piped->bytes);
+    }
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+    if (!in) return std::nullopt;
+    std::string text;
+    char buffer[1 << 16];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0)
+        text.append(buffer, n);
+    if (std::ferror(in.get())) return std::nullopt;
+    return text;
+}
 
 std::optional<TextFileError> read_text_file(const std::string& path, const InputLimits& limits,
                                             const TextFileOptions& options, TextFile& out) {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/bytes.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 extern "C" {
 #include <libfdt.h>
@@ -234,8 +235,39 @@ std::optional<Tree> parse_dtb(std::span<const std::uint8_t> blob, const std::str
     return tree;
 }
 
+namespace {
+
+// A whole DTB read, parsed and named after the board it stands for.
+std::optional<Tree> finish_dtb(const std::vector<std::uint8_t>& bytes, const std::string& path,
+                               Diagnostics& diags, const DtbOptions& options, std::string input) {
+    auto tree = parse_dtb(bytes, path, diags, options);
+    if (tree) {
+        tree->input = input.empty() ? path : std::move(input);
+        tree->sources = std::vector<std::string>{path};
+    }
+    return tree;
+}
+
+} // namespace
+
 std::optional<Tree> read_dtb(const std::string& path, Diagnostics& diags, const DtbOptions& options,
                              std::string input) {
+    std::vector<std::uint8_t> bytes;
+    if (auto piped = anonymous_pipe_bytes(path, options.limits.file_bytes)) {
+        // dtc -O dtb … | cmalign check /dev/stdin: the pipe's bytes, read once.
+        if (piped->error != 0) {
+            located_error(diags, path, fmt::format("cannot read: {}", std::strerror(piped->error)));
+            return std::nullopt;
+        }
+        if (piped->truncated) {
+            located_error(diags, path,
+                          fmt::format("file is more than the limit of {} bytes {}",
+                                      options.limits.file_bytes, limit_hint("file-bytes")));
+            return std::nullopt;
+        }
+        bytes.assign(piped->bytes.begin(), piped->bytes.end());
+        return finish_dtb(bytes, path, diags, options, std::move(input));
+    }
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
         located_error(diags, path, "cannot read: not a regular file");
@@ -260,18 +292,13 @@ std::optional<Tree> read_dtb(const std::string& path, Diagnostics& diags, const 
         return std::nullopt;
     }
     in.seekg(0, std::ios::beg);
-    std::vector<std::uint8_t> bytes(size);
+    bytes.resize(size);
     if (size > 0 &&
         !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
         located_error(diags, path, "cannot read the whole file");
         return std::nullopt;
     }
-    auto tree = parse_dtb(bytes, path, diags, options);
-    if (tree) {
-        tree->input = input.empty() ? path : std::move(input);
-        tree->sources = std::vector<std::string>{path};
-    }
-    return tree;
+    return finish_dtb(bytes, path, diags, options, std::move(input));
 }
 
 } // namespace cmalign::dt

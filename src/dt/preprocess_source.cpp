@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::dt {
@@ -94,7 +95,21 @@ std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::
     std::shared_ptr<const SourceFile> file;
     std::string message;
     std::optional<Location> refused_at;
-    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    if (auto piped =
+            anonymous_pipe_bytes(path, limits.file_bytes)) { // cat x.dts | cmalign … /dev/stdin
+        if (piped->error != 0) {
+            message = std::strerror(piped->error);
+        } else if (piped->truncated || piped->bytes.size() > limits.file_bytes) {
+            message = fmt::format("file is larger than {} bytes {}", limits.file_bytes,
+                                  limit_hint("file-bytes"));
+            refused_at = Location{path, 0, 0};
+        } else if (auto long_line = first_line_over(piped->bytes, limits.line_bytes)) {
+            message = long_line_message(*long_line, limits);
+            refused_at = long_line_location(path, *long_line, limits);
+        } else {
+            file = make_source(path, std::move(piped->bytes));
+        }
+    } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
         std::string text;
         char buffer[65536];
         std::size_t n = 0;

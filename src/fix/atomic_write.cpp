@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::fix {
 
@@ -92,16 +94,7 @@ std::string real_target(const std::string& path) {
 
 // What is on disk now, for the "changed since it was read" comparison; nullopt if unreadable.
 std::optional<std::string> current_content(const std::string& path) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-    if (!in) return std::nullopt;
-    std::string text;
-    char buffer[65536];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0)
-        text.append(buffer, n);
-    if (std::ferror(in.get())) return std::nullopt;
-    return text;
+    return read_whole_input(path);
 }
 
 // The one rule for every write (fix --in-place, fix -o, map -o): a target that exists and is
@@ -115,6 +108,75 @@ std::optional<std::string> read_only_reason(const std::string& shown, const std:
         return fmt::format("permission denied: {} is read-only (mode {:04o}); nothing written",
                            shown, st.st_mode & 07777);
     return std::nullopt;
+}
+
+// What a path that exists but is no regular file is, for the message; nullopt for a regular
+// file or a new one. stat() follows /dev/stdout to what the descriptor is.
+std::optional<std::string> not_regular(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        // A dangling link (/dev/stdin with stdin closed) is not a place to create a file either.
+        if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return "a dangling link";
+        return std::nullopt;
+    }
+    if (S_ISREG(st.st_mode)) return std::nullopt;
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    if (S_ISFIFO(st.st_mode)) return "a pipe";
+    if (S_ISCHR(st.st_mode)) return "a character device";
+    if (S_ISSOCK(st.st_mode)) return "a socket";
+    return "not a regular file";
+}
+
+// The descriptor a path names (/dev/stdout → /proc/self/fd/1: 1), following its links; -1 if
+// none. Such a target is written through that descriptor, so a shell's `>>` or `| tool` gets
+// the bytes where it expects them.
+int named_descriptor(const std::string& path) {
+    fs::path at = path;
+    std::error_code ec;
+    for (int hop = 0; hop < 8; ++hop) {
+        for (std::string_view prefix : {"/proc/self/fd/", "/dev/fd/"}) {
+            const std::string s = at.string();
+            if (s.starts_with(prefix)) {
+                int fd = -1;
+                auto digits = std::string_view(s).substr(prefix.size());
+                auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), fd);
+                return err == std::errc{} && end == digits.data() + digits.size() ? fd : -1;
+            }
+        }
+        auto next = fs::read_symlink(at, ec);
+        if (ec) return -1;
+        at = next.is_absolute() ? next : at.parent_path() / next;
+    }
+    return -1;
+}
+
+// -o /dev/stdout, -o a pipe or device: the bytes written through, as a filter writes (there is
+// nothing to rename over: replacing /dev/stdout would replace the link itself).
+bool write_through(const std::string& path, std::string_view bytes, Diagnostics& diags) {
+    int named = named_descriptor(path);
+    int fd = named >= 0 ? named : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        diags.error({path, 0, 0}, fmt::format("cannot open for writing: {}", errno_text()));
+        return false;
+    }
+    struct Close {
+        int fd;
+        bool owned;
+        ~Close() {
+            if (owned) ::close(fd);
+        }
+    } close_fd{fd, named < 0};
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            diags.error({path, 0, 0}, fmt::format("cannot write: {}", errno_text()));
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
 }
 
 void sync_directory(const std::string& file) {
@@ -133,6 +195,24 @@ bool write_changes(std::span<const FileChange> changes, Diagnostics& diags,
         diags.error({*out_path, 0, 0},
                     fmt::format("-o writes one file, but the changes touch {}; nothing written",
                                 changes.size()));
+        return false;
+    }
+    // Only a regular file is rewritten through a temp file and a rename. In place, anything else
+    // is refused (renaming over /dev/stdin replaces the link, not the board); -o writes through.
+    for (const auto& c : changes) {
+        const std::string& shown = out_path ? *out_path : c.file;
+        if (out_path && named_descriptor(shown) >= 0)
+            return write_through(shown, c.new_content, diags);
+        auto what = not_regular(shown);
+        if (!what) continue;
+        if (out_path && *what != "a directory" && *what != "a dangling link")
+            return write_through(shown, c.new_content, diags);
+        diags.error({shown, 0, 0},
+                    out_path
+                        ? fmt::format("cannot write to {}: it is {}; nothing written", shown, *what)
+                        : fmt::format("cannot rewrite {} in place: it is {}, not a regular "
+                                      "file; use -o FILE or --diff; nothing written",
+                                      shown, *what));
         return false;
     }
     std::vector<Pending> pending;

@@ -2,14 +2,13 @@
 // rendering them into new file contents and applying them.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <libfdt.h>
 
+#include "cmalign/internal/core/text_file.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix {
@@ -87,14 +86,14 @@ std::vector<FileChange> render(std::span<const Edit> edits, Diagnostics& diags) 
         auto list = by_file[file];
         std::sort(list.begin(), list.end(),
                   [](const Edit* a, const Edit* b) { return a->begin > b->begin; });
-        std::ifstream in(file, std::ios::binary);
-        if (!in) {
+        auto content = read_whole_input(file); // a piped board: the bytes it was read as
+        if (!content) {
             diags.error({file, 0, 0}, "cannot read the file to edit");
             continue;
         }
         FileChange change;
         change.file = file;
-        change.old_content.assign(std::istreambuf_iterator<char>(in), {});
+        change.old_content = std::move(*content);
         change.new_content = change.old_content;
         bool ok = true;
         std::size_t previous_begin = std::string::npos;

@@ -1,13 +1,12 @@
 // Fixing sizes in .dtb/.dtbo blobs: the value's bytes located with libfdt, changed in place on a
 // copy and checked with fdt_check_full before the edit is kept.
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 #include <libfdt.h>
 
 #include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "internal.hpp"
 
 namespace cmalign::fix::detail {
@@ -17,8 +16,8 @@ using reserved::ValueRef;
 
 Blob read_blob(const std::string& path) {
     Blob b;
-    std::ifstream in(path, std::ios::binary);
-    b.bytes.assign(std::istreambuf_iterator<char>(in), {});
+    auto content = read_whole_input(path); // a piped DTB: the bytes it was read as
+    if (content) b.bytes.assign(content->begin(), content->end());
     b.aligned.resize((b.bytes.size() + 7) / 8 + 1);
     std::memcpy(b.aligned.data(), b.bytes.data(), b.bytes.size());
     b.valid = b.bytes.size() >= sizeof(fdt_header) && fdt_check_header(b.aligned.data()) == 0 &&

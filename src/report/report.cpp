@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::report {
 
@@ -28,8 +30,14 @@ private:
     static std::vector<std::string> load(const std::string& path) {
         std::vector<std::string> out;
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec)) return out;
-        std::ifstream in(path, std::ios::binary);
+        // A board read from a pipe is quoted from the bytes it was read as; a device never.
+        std::optional<std::string> text;
+        if (auto piped = anonymous_pipe_bytes(path, InputLimits{}.file_bytes))
+            text = std::move(piped->bytes);
+        else if (std::filesystem::is_regular_file(path, ec))
+            text = read_whole_input(path);
+        if (!text) return out;
+        std::istringstream in(std::move(*text));
         std::string line;
         while (std::getline(in, line)) {
             if (line.find('\0') != std::string::npos) return {}; // a DTB: no source lines

@@ -1,7 +1,7 @@
-// Every reader bounded the same way (issue 21): logs under file-bytes/line-bytes, devices and FIFOs
-// read to their current end, binary junk one located error, an error cap per input, and the
-// configurations users have (/proc/config.gz, .xz, .zst, a kernel image with IKCONFIG) read as
-// the text they hold.
+// Every reader bounded the same way (issue 21): logs under file-bytes/line-bytes, devices and
+// named FIFOs read to their current end, anonymous pipes to their writer's end, binary junk one
+// located error, an error cap per input, and the configurations users have (/proc/config.gz,
+// .xz, .zst, a kernel image with IKCONFIG) read as the text they hold.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -157,6 +157,28 @@ TEST_CASE("a FIFO and /dev/kmsg are read to their current end, never waited on")
     CAPTURE(read_file(s.err()));
     CHECK(kmsg.exit_code != 124);
     CHECK(kmsg.exit_code <= 2);
+}
+
+TEST_CASE("an anonymous pipe is read to its writer's end, however late the writer writes") {
+    Scratch s("pipe");
+    // `… | cmalign … /dev/stdin`: the writer's first bytes come a second after cmalign opened
+    // the pipe (a read to the pipe's current end would see an empty log and an empty config).
+    std::string config = std::string(CMALIGN_SOURCE_DIR) + "/examples/configs/arm64-16k.config";
+    auto from_file =
+        run_cli("explain '" + log + "' '" + board + "' --arch arm64 -c '" + config + "'");
+    auto late_log = run_shell("(sleep 1; cat '" + log + "') | timeout 20 " +
+                              std::string(CMALIGN_CLI) + " explain /dev/stdin '" + board +
+                              "' --arch arm64 -c '" + config + "' 2>'" + s.err() + "'");
+    CAPTURE(read_file(s.err()));
+    CHECK(late_log.exit_code == from_file.exit_code);
+    CHECK(late_log.out == from_file.out);
+    CHECK(late_log.out.find("vdec-pool") != std::string::npos);
+    auto late_config = run_shell("(sleep 1; cat '" + config + "') | timeout 20 " +
+                                 std::string(CMALIGN_CLI) + " explain '" + log + "' '" + board +
+                                 "' --arch arm64 -c /dev/stdin 2>'" + s.err() + "'");
+    CAPTURE(read_file(s.err()));
+    CHECK(late_config.exit_code == from_file.exit_code);
+    CHECK(late_config.out == from_file.out);
 }
 
 TEST_CASE("file-bytes and line-bytes bound boot logs too") {

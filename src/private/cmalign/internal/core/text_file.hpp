@@ -1,8 +1,9 @@
 // The one bounded reader for text inputs that are not device-tree sources: .config fragments,
 // boot logs, /proc/zoneinfo and sysctl files. Every one of them is read the same way:
 //  - at most limits.file_bytes (also after decompression) and no line over limits.line_bytes;
-//  - a character device or FIFO (/dev/kmsg, a pipe) is read non-blocking to its current end:
-//    the records present now, then stop, never a wait for more;
+//  - a character device or named FIFO (/dev/kmsg, a VM's console) is read non-blocking to its
+//    current end: the records present now, then stop, never a wait for more; an anonymous pipe
+//    is read to its writer's end, as a filter does, and once (anonymous_pipe_bytes);
 //  - binary data is one located error, "not a text file", found in the first bytes (as git and
 //    grep decide: a NUL byte in the first 8000), not one error per line of junk;
 //  - with `decompress`, gzip, xz and zstd data (/proc/config.gz, config.xz, config.zst) and a
@@ -34,6 +35,23 @@ struct TextFileError {
     Location where;
     std::string message;
 };
+
+// An anonymous pipe can be read once, and a command reads an input more than once (a .config's
+// header for its arch, then the evaluation; explain's check and fix plan). The first read of a
+// path leading to a pipe (`cat x.config | cmalign … -c /dev/stdin`, `dmesg | cmalign explain
+// /dev/stdin …`, `cat board.dts | cmalign check /dev/stdin`) takes it to its writer's end, at most
+// `max_bytes`, and the bytes are kept for the process; every later read of that pipe gets them.
+struct PipeBytes {
+    std::string bytes;
+    bool truncated = false; // the pipe held more than max_bytes
+    int error = 0;          // errno of a failed read
+};
+// nullopt when `path` is not an anonymous pipe (a file, a named FIFO, a device, missing).
+std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size_t max_bytes);
+
+// The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers
+// that come back to an input: fix's edits, the source lines of a report. nullopt: unreadable.
+std::optional<std::string> read_whole_input(const std::string& path);
 
 // The file's text, or the one error that refused it.
 std::optional<TextFileError> read_text_file(const std::string& path, const InputLimits& limits,
