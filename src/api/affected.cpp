@@ -59,10 +59,12 @@ std::string graph_key(const std::string& canonical_input, const std::string& opt
 
 std::optional<std::vector<std::string>> cached_graph(const std::string& dir, const std::string& key,
                                                      disk_cache::StatMemo& memo) {
-    auto text = disk_cache::read_entry(disk_cache::entry_path(dir, graph_kind, key));
+    const auto entry = disk_cache::entry_path(dir, graph_kind, key);
+    auto text = disk_cache::read_entry(entry);
     std::vector<std::string> files;
-    if (!text || !disk_cache::read_lines(
-                     *text, graph_format, key, files, [](const auto&) { return false; }, &memo))
+    if (!text ||
+        !disk_cache::read_lines(
+            *text, graph_format, key, files, [](const auto&) { return false; }, &memo, &entry))
         return std::nullopt;
     return files;
 }

@@ -29,24 +29,28 @@ std::string key(std::string_view command, std::string_view request, std::string_
 }
 
 std::optional<Answer> find(const std::string& dir, const std::string& key) {
-    auto text = disk_cache::read_entry(disk_cache::entry_path(dir, kind, key));
+    const auto entry = disk_cache::entry_path(dir, kind, key);
+    auto text = disk_cache::read_entry(entry);
     if (!text) return std::nullopt;
     Answer answer;
     bool has_exit = false;
     std::vector<std::string> files;
-    bool ok = disk_cache::read_lines(*text, format_line, key, files, [&](const auto& f) {
-        if (f.size() == 2 && (f[0] == "1" || f[0] == "2")) {
-            answer.chunks.emplace_back(f[0] == "1" ? 1 : 2, f[1]);
-        } else if (f.size() == 2 && f[0] == "exit" && (f[1] == "0" || f[1] == "1")) {
-            // Only clean and findings are kept: an input error is recomputed, so that it is
-            // reported from the inputs as they are now.
-            answer.exit = f[1] == "0" ? ExitCode::clean : ExitCode::findings;
-            has_exit = true;
-        } else {
-            return false;
-        }
-        return true;
-    });
+    bool ok = disk_cache::read_lines(
+        *text, format_line, key, files,
+        [&](const auto& f) {
+            if (f.size() == 2 && (f[0] == "1" || f[0] == "2")) {
+                answer.chunks.emplace_back(f[0] == "1" ? 1 : 2, f[1]);
+            } else if (f.size() == 2 && f[0] == "exit" && (f[1] == "0" || f[1] == "1")) {
+                // Only clean and findings are kept: an input error is recomputed, so that it is
+                // reported from the inputs as they are now.
+                answer.exit = f[1] == "0" ? ExitCode::clean : ExitCode::findings;
+                has_exit = true;
+            } else {
+                return false;
+            }
+            return true;
+        },
+        nullptr, &entry);
     if (!ok || !has_exit) return std::nullopt;
     return answer;
 }

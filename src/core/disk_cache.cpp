@@ -249,9 +249,41 @@ std::optional<Stamp> parse_plain_stamp(std::string_view line) {
 
 } // namespace
 
+namespace {
+
+// An entry whose racy stamps have settled: each racy file whose content still matched and whose
+// mtime is now older than the racy window gets its plain stamp (size, mtime), so the next run
+// compares a stat instead of reading and hashing the file again (git refreshes its index so).
+// A write after now moves the mtime past the one kept, so the plain stamp cannot miss it.
+void settle(std::string_view whole, const std::vector<std::pair<std::size_t, std::size_t>>& spans,
+            const std::vector<Stamp>& stamps, const fs::path& entry) {
+    std::string out;
+    std::size_t copied = 0;
+    const auto settled_before = now_ns() - racy_window_ns;
+    for (std::size_t i = 0; i < stamps.size(); ++i) {
+        const Stamp& s = stamps[i];
+        if (!s.racy) continue;
+        Stamp plain{s.path, 0, 0, {}, false};
+        if (!stat_of(s.path, plain.size, plain.mtime_ns) || plain.mtime_ns >= settled_before)
+            continue;
+        out.append(whole.substr(copied, spans[i].first - copied));
+        out += stamp_line(plain);
+        copied = spans[i].first + spans[i].second;
+    }
+    if (copied == 0) return;
+    out.append(whole.substr(copied));
+    write_entry(entry, out);
+}
+
+} // namespace
+
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 std::vector<std::string>& files,
-                const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo) {
+                const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo,
+                const fs::path* settle_entry) {
+    const std::string_view whole = text;
+    std::vector<std::pair<std::size_t, std::size_t>> spans; // each stamp's line in `whole`
+    auto offset = [&] { return static_cast<std::size_t>(text.data() - whole.data()); };
     if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
     text.remove_prefix(format.size() + 1);
     // The key line is compared as written (a Kconfig key holds the whole configuration).
@@ -265,14 +297,19 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
         if (text.starts_with("file\t")) {
             if (auto st = parse_plain_stamp(text.substr(0, nl))) {
                 stamps.push_back(std::move(*st));
+                spans.emplace_back(offset(), nl + 1);
                 text.remove_prefix(nl + 1);
                 continue;
             }
         }
         auto f = fields(text.substr(0, nl));
+        const auto span = std::make_pair(offset(), nl + 1);
         text.remove_prefix(nl + 1);
         if (f.size() == 1 && f[0] == "end") {
             if (!all_unchanged(stamps, memo)) return false;
+            if (settle_entry &&
+                std::any_of(stamps.begin(), stamps.end(), [](const Stamp& s) { return s.racy; }))
+                settle(whole, spans, stamps, *settle_entry);
             for (auto& s : stamps)
                 files.push_back(std::move(s.path));
             return true;
@@ -280,6 +317,7 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
             auto s = parse_stamp(f);
             if (!s) return false;
             stamps.push_back(std::move(*s));
+            spans.push_back(span);
         } else if (!other(f)) {
             return false;
         }

@@ -121,13 +121,14 @@ std::string disk_key(const std::string& tree, const std::string& arch, const Con
 
 std::optional<Evaluation> load_evaluation(const std::string& dir, const std::string& key,
                                           Diagnostics& diags) {
-    auto text = disk_cache::read_entry(disk_cache::entry_path(dir, kind, key));
+    const auto entry = disk_cache::entry_path(dir, kind, key);
+    auto text = disk_cache::read_entry(entry);
     Evaluation out;
     std::vector<Diagnostic> reported;
     std::vector<std::string> files;
-    if (!text || !disk_cache::read_lines(*text, format_line, key, files, [&](const auto& f) {
-            return read_line(f, out, reported);
-        }))
+    if (!text || !disk_cache::read_lines(
+                     *text, format_line, key, files,
+                     [&](const auto& f) { return read_line(f, out, reported); }, nullptr, &entry))
         return std::nullopt;
     for (auto& d : reported)
         diags.add(std::move(d));

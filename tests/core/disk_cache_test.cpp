@@ -106,3 +106,40 @@ TEST_CASE("disk cache: only a racy file is hashed; a settled one is judged by si
     CHECK_FALSE(dc::read_lines(entry("k", {racy}), "fmt\t1", "k", files,
                                [](const auto& f) { return f.size() == 2 && f[0] == "x"; }));
 }
+
+TEST_CASE("disk cache: a hit rewrites its racy stamps once they have settled, and only then") {
+    Dir d;
+    auto a = d.write("c.dtsi", "one");
+    auto racy = dc::stamp(a);
+    REQUIRE(racy);
+    REQUIRE(racy->racy);
+    auto file = d.root / "entry-1";
+    auto text = entry("k", {*racy});
+    std::ofstream(file, std::ios::binary) << text;
+    auto other = [](const auto& f) { return f.size() == 2 && f[0] == "x"; };
+    std::vector<std::string> files;
+    // Still within the racy window: the hit leaves the entry as it is.
+    CHECK(dc::read_lines(text, "fmt\t1", "k", files, other, nullptr, &file));
+    CHECK(*dc::read_entry(file) == text);
+    // Aged past the window (as an hour later), the same bytes: the hit keeps a plain stamp.
+    fs::last_write_time(a, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    files.clear();
+    CHECK(dc::read_lines(text, "fmt\t1", "k", files, other, nullptr, &file));
+    auto settled = *dc::read_entry(file);
+    CHECK(settled != text);
+    CHECK(settled.find("\t-\t0\n") != std::string::npos); // no hash, not racy
+    CHECK(settled.find(dc::line({"x", "payload"})) != std::string::npos);
+    CHECK(settled.find(dc::line({"key", "k"})) != std::string::npos);
+    files.clear();
+    CHECK(dc::read_lines(settled, "fmt\t1", "k", files, other));
+    CHECK(files == std::vector<std::string>{a});
+    // A later write (same size) moves the mtime: the plain stamp sees it.
+    d.write("c.dtsi", "two");
+    files.clear();
+    CHECK_FALSE(dc::read_lines(settled, "fmt\t1", "k", files, other));
+    // Content that differs is never settled: the racy entry is simply not a hit.
+    fs::last_write_time(a, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+    CHECK_FALSE(dc::read_lines(text, "fmt\t1", "k", files, other, nullptr, &file));
+    CHECK(*dc::read_entry(file) == text);
+}

@@ -80,11 +80,13 @@ std::optional<Stamp> parse_stamp(const std::vector<std::string>& fields);
 // Reads an entry written as its `format` line, "key<TAB>KEY", then lines, then "end": each
 // "file" line must be unchanged() (its path is added to `files`); every other line goes to
 // `other`, which returns false on a line it cannot take. False for another format or key, a
-// changed file, a malformed or a truncated entry.
+// changed file, a malformed or a truncated entry. With `settle_entry` (the entry's file), a hit
+// whose racy files have since aged past the racy window rewrites the entry with their plain
+// stamps, so later hits stat them instead of hashing their content.
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 std::vector<std::string>& files,
                 const std::function<bool(const std::vector<std::string>&)>& other,
-                StatMemo* memo = nullptr);
+                StatMemo* memo = nullptr, const std::filesystem::path* settle_entry = nullptr);
 
 // "<dir>/<kind>-<16 hex digits of fnv1a(key)>".
 std::filesystem::path entry_path(const std::string& dir, std::string_view kind,
