@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -60,10 +61,18 @@ std::optional<std::string> arch_from_path(const fs::path& path, bool config) {
 // True when the file starts like a .config that kconfig wrote ("# Linux/<arch> <version> Kernel
 // Configuration" within its first lines): such a header names the arch itself.
 bool has_kconfig_header(const fs::path& path) {
-    // Through the reader of -c itself: a -c /dev/stdin is read once, and kept for the evaluation.
-    TextFile file;
-    if (read_text_file(path.string(), InputLimits{}, {"configuration", false}, file)) return false;
-    std::string_view rest = file.text;
+    // Through the -c reader for a pipe (read once, kept for the evaluation); a file's first
+    // lines only (a -c kernel image is tens of megabytes).
+    std::string start;
+    if (auto piped = anonymous_pipe_bytes(path.string(), InputLimits{}.file_bytes)) {
+        start = piped->bytes.substr(0, 4096);
+    } else {
+        std::ifstream in(path, std::ios::binary);
+        start.resize(4096);
+        in.read(start.data(), static_cast<std::streamsize>(start.size()));
+        start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    }
+    std::string_view rest = start;
     for (int n = 0; n < 5 && !rest.empty(); ++n) {
         auto end = rest.find('\n');
         auto line = rest.substr(0, end);
