@@ -11,6 +11,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/boot/qemu.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"
@@ -295,6 +296,7 @@ booted_early_reservations(const boot::Graft& graft, std::uint64_t dtb_size,
 } // namespace
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     BootCheckOutcome out;
     Diagnostics diags;
     auto fail = [&](Diagnostics& d) {

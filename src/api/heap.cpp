@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/report/tune_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
@@ -12,6 +13,7 @@ namespace cmalign {
 using nlohmann::json;
 
 HeapOutcome run_heap(const HeapRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     HeapOutcome out;
     out.model = load_model(request.config, out.diags);
     if (!out.model || out.diags.has_errors()) return out;

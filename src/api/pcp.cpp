@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/calc/pcp_setup.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/zone_layout.hpp"
 #include "cmalign/internal/report/tune_report.hpp"
@@ -78,6 +79,7 @@ bool read_zones(const PcpRequest& request, const std::vector<calc::ZoneType>& zo
 } // namespace
 
 PcpOutcome run_pcp(const PcpRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     PcpOutcome out;
     auto& diags = out.diags;
     int sources =

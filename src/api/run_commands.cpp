@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/dt/tree_json.hpp"
 #include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/run_inputs.hpp"
@@ -13,6 +14,7 @@
 namespace cmalign {
 
 CalcOutcome run_calc(const ConfigOptions& options) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     CalcOutcome out;
     out.model = load_model(options, out.diags);
     return out;
@@ -36,6 +38,7 @@ ExitCode CalcOutcome::exit_code() const {
 }
 
 TableOutcome run_table(const TableRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     TableOutcome out;
     out.arch = arch_option(request.arch, out.diags);
     if (!out.arch) return out;
@@ -49,6 +52,7 @@ ExitCode TableOutcome::exit_code() const {
 }
 
 ConfigOutcome run_config(const ConfigOptions& options) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     ConfigOutcome out;
     out.evaluation = evaluate_config(options, out.diags);
     return out;
@@ -59,6 +63,7 @@ ExitCode ConfigOutcome::exit_code() const {
 }
 
 TreeOutcome run_tree(const TreeRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     TreeOutcome out;
     dt::FileCache cache;
     auto pp = detail::preprocess_options(request.tree);

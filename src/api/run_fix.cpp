@@ -183,6 +183,7 @@ ExitCode FixOutcome::exit_code() const {
 }
 
 FixOutcome run_fix(const FixRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     FixOutcome outcome;
     outcome.mode = request.mode;
     auto [config, model, config_diagnostics, config_sources] =
@@ -274,6 +275,7 @@ ExitCode SuggestOutcome::exit_code() const {
 }
 
 SuggestOutcome run_suggest(const SuggestRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     SuggestOutcome outcome;
     Diagnostics diags;
     const ConfigOptions resolved = resolve_config_options(request.config, request.inputs, diags);

@@ -2,6 +2,7 @@
 #include "cmalign/internal/fix/plan.hpp"
 
 #include "cmalign/fix/fix.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 
 namespace cmalign {
@@ -12,6 +13,7 @@ ExitCode MapOutcome::exit_code() const {
 }
 
 MapOutcome run_map(const MapRequest& request) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     MapOutcome outcome;
     Diagnostics config_diags;
     outcome.model = load_model(request.config, config_diags);

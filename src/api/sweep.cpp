@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
@@ -94,6 +95,7 @@ ExitCode SweepCheckOutcome::exit_code(bool werror) const {
 }
 
 SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     return run_cells<SweepCheckOutcome>(request, spec, [](CheckRequest& single) {
         single.progress = nullptr;
         return run_check(single);
@@ -164,6 +166,7 @@ ExitCode SweepSuggestOutcome::exit_code() const {
 }
 
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec) {
+    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
     return run_cells<SweepSuggestOutcome>(
         request, spec, [](SuggestRequest& single) { return run_suggest(single); });
 }

@@ -5,6 +5,7 @@
 
 #include "app.hpp"
 #include "cmalign/core/error.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/version.hpp"
 
 namespace {
@@ -47,6 +48,9 @@ int main(int argc, char** argv) try {
     app.require_subcommand(1);
 
     cmalign::cli::register_commands(app, cmalign::cli::command_named(argc, argv));
+    // A board or -c from a pipe stays readable until the program ends: the report quotes its
+    // lines after the command ran, and fix -o writes it out.
+    const cmalign::PipeReadScope pipes;
     return cmalign::cli::run_command_line(app, argc, argv);
 } catch (...) {
     return report_escaped_exception(argc, argv);

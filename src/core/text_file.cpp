@@ -235,6 +235,7 @@ std::optional<TextFileError> read_raw(const std::string& path, const InputLimits
 // The pipes read so far, by (device, inode): a pipe's inode stays unique while the pipe lives.
 std::mutex pipes_mutex;
 std::map<std::pair<dev_t, ino_t>, PipeBytes> pipes_read;
+int open_scopes = 0; // PipeReadScope
 
 } // namespace
 
@@ -285,6 +286,16 @@ std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size
     }
     pipes_read.emplace(key, out);
     return out;
+}
+
+PipeReadScope::PipeReadScope() {
+    std::lock_guard lock(pipes_mutex);
+    ++open_scopes;
+}
+
+PipeReadScope::~PipeReadScope() {
+    std::lock_guard lock(pipes_mutex);
+    if (--open_scopes == 0) pipes_read.clear();
 }
 
 std::optional<std::string> read_whole_input(const std::string& path) {

@@ -49,6 +49,17 @@ struct PipeBytes {
 // nullopt when `path` is not an anonymous pipe (a file, a named FIFO, a device, missing).
 std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size_t max_bytes);
 
+// How long the kept bytes live: while any scope is open (each run_* entry point opens one, the
+// program one for its whole run), so a process that runs many commands on many pipes (a BSP
+// tool linking the library) does not keep them all.
+class PipeReadScope {
+public:
+    PipeReadScope();
+    ~PipeReadScope();
+    PipeReadScope(const PipeReadScope&) = delete;
+    PipeReadScope& operator=(const PipeReadScope&) = delete;
+};
+
 // The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers
 // that come back to an input: fix's edits, the source lines of a report. nullopt: unreadable.
 std::optional<std::string> read_whole_input(const std::string& path);
