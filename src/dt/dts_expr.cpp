@@ -107,84 +107,99 @@ std::uint64_t Parser::expr(int depth) {
     return c;
 }
 
-// Binary levels from || (0) to * / % (9), left-associative as in dtc-parser.y.
-std::uint64_t Parser::binary(int level, int depth) {
-    if (level == 10) return unary(depth);
-    std::uint64_t lhs = binary(level + 1, depth);
+namespace {
+
+struct BinaryOp {
+    std::string_view text;
+    int level = -1; // 0 (||) to 9 (* / %); -1: no binary operator here
+};
+
+// The binary operator that starts at `p` (longest spelling: "<<" and "<=" before "<"), with its
+// level as in dtc-parser.y. A lone '=' or '!' is none (a '!' is unary).
+BinaryOp binary_op_at(const char* p, const char* end) {
+    if (p >= end) return {};
+    const char n = p + 1 < end ? p[1] : '\0';
+    switch (*p) {
+    case '|':
+        return n == '|' ? BinaryOp{"||", 0} : BinaryOp{"|", 2};
+    case '&':
+        return n == '&' ? BinaryOp{"&&", 1} : BinaryOp{"&", 4};
+    case '^':
+        return {"^", 3};
+    case '=':
+        return n == '=' ? BinaryOp{"==", 5} : BinaryOp{};
+    case '!':
+        return n == '=' ? BinaryOp{"!=", 5} : BinaryOp{};
+    case '<':
+        return n == '<' ? BinaryOp{"<<", 7} : n == '=' ? BinaryOp{"<=", 6} : BinaryOp{"<", 6};
+    case '>':
+        return n == '>' ? BinaryOp{">>", 7} : n == '=' ? BinaryOp{">=", 6} : BinaryOp{">", 6};
+    case '+':
+        return {"+", 8};
+    case '-':
+        return {"-", 8};
+    case '*':
+        return {"*", 9};
+    case '/':
+        return {"/", 9};
+    case '%':
+        return {"%", 9};
+    default:
+        return {};
+    }
+}
+
+} // namespace
+
+// Binary levels from || (0) to * / % (9), left-associative as in dtc-parser.y: precedence
+// climbing, one operator scan per operand (a level-per-call descent scanned ten levels for each
+// number, most of a board's parse).
+std::uint64_t Parser::binary(int min_level, int depth) {
+    std::uint64_t lhs = unary(depth);
     for (;;) {
         skip();
         const char* at = p_;
-        std::string_view o;
-        switch (level) {
-        case 0:
-            o = op("||") ? "||" : "";
-            break;
-        case 1:
-            o = op("&&") ? "&&" : "";
-            break;
-        case 2:
-            o = op("|") ? "|" : "";
-            break;
-        case 3:
-            o = op("^") ? "^" : "";
-            break;
-        case 4:
-            o = op("&") ? "&" : "";
-            break;
-        case 5:
-            o = op("==") ? "==" : op("!=") ? "!=" : "";
-            break;
-        case 6:
-            o = op("<=") ? "<=" : op(">=") ? ">=" : op("<") ? "<" : op(">") ? ">" : "";
-            break;
-        case 7:
-            o = op("<<") ? "<<" : op(">>") ? ">>" : "";
-            break;
-        case 8:
-            o = op("+") ? "+" : op("-") ? "-" : "";
-            break;
-        case 9:
-            o = op("*") ? "*" : op("/") ? "/" : op("%") ? "%" : "";
-            break;
-        }
-        if (o.empty()) return lhs;
-        std::uint64_t rhs = binary(level + 1, depth);
-        if (o == "||")
+        const BinaryOp o = binary_op_at(p_, end_);
+        if (o.level < min_level || o.level < 0) return lhs;
+        p_ += o.text.size();
+        const std::uint64_t rhs = binary(o.level + 1, depth);
+        const std::string_view t = o.text;
+        if (t == "||")
             lhs = (lhs || rhs) ? 1 : 0;
-        else if (o == "&&")
+        else if (t == "&&")
             lhs = (lhs && rhs) ? 1 : 0;
-        else if (o == "|")
+        else if (t == "|")
             lhs |= rhs;
-        else if (o == "^")
+        else if (t == "^")
             lhs ^= rhs;
-        else if (o == "&")
+        else if (t == "&")
             lhs &= rhs;
-        else if (o == "==")
+        else if (t == "==")
             lhs = lhs == rhs;
-        else if (o == "!=")
+        else if (t == "!=")
             lhs = lhs != rhs;
-        else if (o == "<")
+        else if (t == "<")
             lhs = lhs < rhs;
-        else if (o == ">")
+        else if (t == ">")
             lhs = lhs > rhs;
-        else if (o == "<=")
+        else if (t == "<=")
             lhs = lhs <= rhs;
-        else if (o == ">=")
+        else if (t == ">=")
             lhs = lhs >= rhs;
-        else if (o == "<<")
+        else if (t == "<<")
             lhs = rhs < 64 ? lhs << rhs : 0;
-        else if (o == ">>")
+        else if (t == ">>")
             lhs = rhs < 64 ? lhs >> rhs : 0;
-        else if (o == "+")
+        else if (t == "+")
             lhs += rhs;
-        else if (o == "-")
+        else if (t == "-")
             lhs -= rhs;
-        else if (o == "*")
+        else if (t == "*")
             lhs *= rhs;
         else if (rhs == 0) {
             error(at, "division by zero");
             lhs = 0;
-        } else if (o == "/")
+        } else if (t == "/")
             lhs /= rhs;
         else
             lhs %= rhs;

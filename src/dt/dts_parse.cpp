@@ -247,7 +247,7 @@ std::string Parser::unexpected(const std::string& wanted) const {
 }
 
 // Whitespace, comments and cpp line markers (recorded for locations).
-void Parser::skip() {
+void Parser::skip_slow() {
     for (;;) {
         if (p_ >= end_) {
             if (stack_.empty()) return;

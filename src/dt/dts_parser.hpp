@@ -150,7 +150,13 @@ private:
         fail(p_, "unexpected end of input");
     }
 
-    void skip();
+    // Past blanks, comments, line markers and /include/ (dtc's lexer-level skips). Most calls
+    // stand on a token already: those return here, without a call.
+    void skip() {
+        if (p_ < end_ && !is_space(*p_) && *p_ != '/' && *p_ != '#') return;
+        skip_slow();
+    }
+    void skip_slow();
 
     bool try_line_marker();
 
@@ -222,7 +228,7 @@ private:
 
     std::uint64_t expr(int depth);
 
-    std::uint64_t binary(int level, int depth);
+    std::uint64_t binary(int min_level, int depth);
 
     std::uint64_t unary(int depth);
 };

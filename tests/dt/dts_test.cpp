@@ -104,6 +104,8 @@ TEST_CASE("dts: C integer expressions with dtc's operators") {
     c = <(1 == 1) (1 != 1) (1 < 2) (2 > 1) (2 <= 2) (1 >= 2) ((1 + 2) * (3 + 4))>;
     d = /bits/ 64 <(0x100000000 * 4) (1 << 64) (-5 / 2)>;
     e = <(2 - 3 - 4) (64 / 4 / 2) (1 < 2 == 1)>;
+    f = <(1 | 2 & 3) (2 * 3 + 4 * 5) (1 << 2 << 3) (10 / 3 % 2) (3 > 2 > 1) (0 || 0 && 1)>;
+    g = <(7 ^ 2 | 8) (0x10 >> 2 + 1) (1 + 2 << 1) (1 | 0 ? 5 : 6) (2 & 3 == 3)>;
 };
 )");
     REQUIRE_MESSAGE(l->tree, l->first_error());
@@ -138,6 +140,19 @@ TEST_CASE("dts: C integer expressions with dtc's operators") {
     CHECK(value_of(t, "/", "e") == "fffffffb"
                                    "00000008"
                                    "00000001");
+    // Mixed levels, as dtc computes them (dtc -O dtb | fdtget -t x): & binds tighter than |,
+    // * than +, + than <<, == than &; each level left to right.
+    CHECK(value_of(t, "/", "f") == "00000003"
+                                   "0000001a"
+                                   "00000020"
+                                   "00000001"
+                                   "00000000"
+                                   "00000000");
+    CHECK(value_of(t, "/", "g") == "0000000d"
+                                   "00000002"
+                                   "00000006"
+                                   "00000005"
+                                   "00000000");
 }
 
 TEST_CASE("dts: merges, labels, references and phandles as dtc builds them") {
