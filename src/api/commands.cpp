@@ -180,7 +180,7 @@ constexpr OptionDefinition fix_own[] = {
     {"in_place", "--in-place", T::flag, false, false, false, "", "", "",
      "rewrite the files (atomically) where sizes are written"},
     {"out", "-o,--output", T::path, false, false, false, "OUT", "", "",
-     "write the edited board here (one input; every edit must be in that file)"},
+     "write the edited board here (one input; every edit must be in that file; - is stdout)"},
     {"diff", "--diff", T::flag, false, false, false, "", "", "",
      "a unified diff of every file to change, nothing written (JSON: under \"diff\")"},
     jobs_row,
@@ -210,7 +210,7 @@ constexpr OptionDefinition map_own[] = {
     {"format", "--format", T::choice, false, false, false, "FORMAT", "text", "text,svg,json",
      "a terminal picture, SVG, or the layout as JSON", Surface::cli},
     {"output", "-o,--output", T::path, false, false, false, "FILE", "", "",
-     "write the picture to this file instead of stdout", Surface::cli},
+     "write the picture to this file instead of stdout (- is stdout)", Surface::cli},
     {"columns", "--columns", T::count, false, false, false, "N", "80", "",
      "width of the text picture (at least 60)", Surface::cli},
 };

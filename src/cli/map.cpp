@@ -45,7 +45,7 @@ ExitCode map_command(const Invocation& invocation) {
     // Box-drawing glyphs only where the locale says UTF-8 (LC_ALL=C gets ASCII).
     if (format == "text" && !utf8_locale()) text = map::to_ascii(text);
     const auto output = invocation.value("output");
-    if (output.empty()) {
+    if (output.empty() || output == "-") {
         std::cout << text;
     } else {
         Diagnostics written; // atomic, and a read-only target refused, as fix writes

@@ -127,10 +127,11 @@ std::optional<std::string> not_regular(const std::string& path) {
     return "not a regular file";
 }
 
-// The descriptor a path names (/dev/stdout → /proc/self/fd/1: 1), following its links; -1 if
+// The descriptor a path names (- or /dev/stdout → /proc/self/fd/1: 1), following its links; -1 if
 // none. Such a target is written through that descriptor, so a shell's `>>` or `| tool` gets
 // the bytes where it expects them.
 int named_descriptor(const std::string& path) {
+    if (path == "-") return STDOUT_FILENO; // -o -, as filters spell stdout
     fs::path at = path;
     std::error_code ec;
     for (int hop = 0; hop < 8; ++hop) {
