@@ -340,6 +340,14 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
             held = fmt::format("{} dynamic node{} placed before it hold{} {}", earlier_count,
                                earlier_count == 1 ? "" : "s", earlier_count == 1 ? "s" : "",
                                amount(earlier));
+        // What boot-check knows was reserved first (the DTB where QEMU put it, the real image):
+        // named, as it may be what took the room.
+        std::string known;
+        for (const auto& e : ctx.early)
+            if (!e.assumed)
+                known += fmt::format("{}{} at {:#x}..{:#x}",
+                                     known.empty() ? "; reserved before it: " : ", ", e.what,
+                                     e.span.begin, e.span.end);
         std::string assumed;
         if (any_assumed) {
             if (without_assumed.empty()) without_assumed = place_dynamic(ctx, false);
@@ -373,7 +381,7 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
                         r.name, kernel_name(ctx.model), amount(*r.size), amount(p.align),
                         raised ? " (the CMA alignment)" : "",
                         r.alloc_ranges.empty() ? "" : " inside its alloc-ranges",
-                        held.empty() ? "" : " (" + held + ")", assumed, printed,
+                        held.empty() ? "" : " (" + held + ")", known + assumed, printed,
                         cma ? "creates no pool" : "reserves nothing for it"));
     }
 }

@@ -917,6 +917,9 @@ TEST_CASE("dynamic-no-room: 22 pools grown to the 32 MiB CMA alignment in 512 Mi
     auto k = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
     CHECK(nodes_of(k) == expected);
     CHECK(!contains(k.at(0).message, "assumed"));
+    // What was known to be reserved first is named (boot-check: the DTB where QEMU put it).
+    CHECK(contains(k.at(0).message,
+                   "reserved before it: the kernel image at 0x40200000..0x4319f000"));
     // Nothing reserved early: two more blocks, two more pools.
     known.early_reservations->clear();
     auto n = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
