@@ -10,12 +10,12 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/integer.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace cmalign::disk_cache {
 
@@ -24,15 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t racy_window_ns = 2'000'000'000;
-
-std::optional<std::string> slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return std::move(s).str();
-}
 
 bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
     struct stat st {};
@@ -65,7 +56,7 @@ std::optional<Stamp> stamp(const std::string& path) {
     if (!stat_of(path, s.size, s.mtime_ns)) return std::nullopt;
     s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
     if (!s.racy) return s;
-    auto content = slurp(path);
+    auto content = read_whole_input(path);
     if (!content) return std::nullopt;
     s.hash = fnv1a(*content);
     return s;
@@ -96,7 +87,7 @@ bool unchanged(const Stamp& s, StatMemo* memo) {
     if (!found || size != s.size) return false;
     if (mtime == s.mtime_ns && !s.racy) return true;
     if (!s.hash) return false; // touched: recomputed, even when the bytes are the same
-    auto content = slurp(s.path);
+    auto content = read_whole_input(s.path);
     return content && fnv1a(*content) == *s.hash;
 }
 
@@ -330,7 +321,7 @@ fs::path entry_path(const std::string& dir, std::string_view kind, std::string_v
 }
 
 std::optional<std::string> read_entry(const fs::path& file) {
-    return slurp(file.string());
+    return read_whole_input(file.string());
 }
 
 bool write_entry(const fs::path& file, const std::string& content) {

@@ -95,47 +95,45 @@ std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::
     std::shared_ptr<const SourceFile> file;
     std::string message;
     std::optional<Location> refused_at;
-    if (auto piped =
-            anonymous_pipe_bytes(path, limits.file_bytes)) { // cat x.dts | cmalign … /dev/stdin
-        if (piped->error != 0) {
+    auto too_large = [&] {
+        message = fmt::format("file is larger than {} bytes {}", limits.file_bytes,
+                              limit_hint("file-bytes"));
+        refused_at = Location{path, 0, 0};
+    };
+    std::optional<std::string> text; // the whole file, within file-bytes
+    if (auto piped = anonymous_pipe_bytes(path, limits.file_bytes)) { // cat x.dts | … /dev/stdin
+        if (piped->error != 0)
             message = std::strerror(piped->error);
-        } else if (piped->truncated || piped->bytes.size() > limits.file_bytes) {
-            message = fmt::format("file is larger than {} bytes {}", limits.file_bytes,
-                                  limit_hint("file-bytes"));
-            refused_at = Location{path, 0, 0};
-        } else if (auto long_line = first_line_over(piped->bytes, limits.line_bytes)) {
-            message = long_line_message(*long_line, limits);
-            refused_at = long_line_location(path, *long_line, limits);
-        } else {
-            file = make_source(path, std::move(piped->bytes));
-        }
+        else if (piped->truncated || piped->bytes.size() > limits.file_bytes)
+            too_large();
+        else
+            text = std::move(piped->bytes);
     } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-        std::string text;
+        std::string read;
         char buffer[65536];
         std::size_t n = 0;
         while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
-            if (text.size() + n > limits.file_bytes) {
-                message = fmt::format("file is larger than {} bytes {}", limits.file_bytes,
-                                      limit_hint("file-bytes"));
-                refused_at = Location{path, 0, 0};
+            if (read.size() + n > limits.file_bytes) {
+                too_large();
                 break;
             }
-            text.append(buffer, n);
+            read.append(buffer, n);
         }
         const bool failed = std::ferror(f) != 0;
         std::fclose(f);
         if (!refused_at && failed) message = "read error";
-        if (!refused_at && !failed) {
-            if (auto long_line = first_line_over(text, limits.line_bytes)) {
-                message = long_line_message(*long_line, limits);
-                refused_at = long_line_location(path, *long_line, limits);
-            } else {
-                file = make_source(path, std::move(text));
-            }
-        }
+        if (!refused_at && !failed) text = std::move(read);
     } else {
         message = std::strerror(errno);
         if (message.empty()) message = "cannot open";
+    }
+    if (text) {
+        if (auto long_line = first_line_over(*text, limits.line_bytes)) {
+            message = long_line_message(*long_line, limits);
+            refused_at = long_line_location(path, *long_line, limits);
+        } else {
+            file = make_source(path, std::move(*text));
+        }
     }
     std::lock_guard lock(mutex_);
     if (refused_at) {

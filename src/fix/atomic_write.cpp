@@ -32,6 +32,18 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
+// Every byte to `fd` (a short write or EINTR goes on); false with errno set otherwise.
+bool write_all(int fd, std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
 // Writes `bytes` to a new temp file in the directory of `target`; the temp's name on success.
 std::optional<std::string> write_temp(const std::string& target, std::string_view bytes,
                                       Diagnostics& diags) {
@@ -63,15 +75,7 @@ std::optional<std::string> write_temp(const std::string& target, std::string_vie
     if (::stat(target.c_str(), &st) == 0 && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()))
         [[maybe_unused]]
         int ignored = ::fchown(fd, st.st_uid, st.st_gid);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return fail("cannot write");
-        }
-        done += static_cast<std::size_t>(n);
-    }
+    if (!write_all(fd, bytes)) return fail("cannot write");
     if (::fsync(fd) != 0) return fail("cannot sync");
     if (::close(fd) != 0) {
         diags.error({target, 0, 0}, fmt::format("cannot close {}: {}", temp, errno_text()));
@@ -167,15 +171,9 @@ bool write_through(const std::string& path, std::string_view bytes, Diagnostics&
             if (owned) ::close(fd);
         }
     } close_fd{fd, named < 0};
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            diags.error({path, 0, 0}, fmt::format("cannot write: {}", errno_text()));
-            return false;
-        }
-        done += static_cast<std::size_t>(n);
+    if (!write_all(fd, bytes)) {
+        diags.error({path, 0, 0}, fmt::format("cannot write: {}", errno_text()));
+        return false;
     }
     return true;
 }
