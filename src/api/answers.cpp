@@ -59,13 +59,12 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
            const Answer& answer) {
     if (answer.exit == ExitCode::input_error) return;
     std::string text = std::string(format_line) + "\n" + disk_cache::line({"key", key});
-    std::error_code ec;
     for (const auto& file : sources) {
-        // Only regular files have an identity that says when they change: a -c /dev/stdin or
-        // /proc/config.gz would keep its size and time with other content.
-        if (!fs::is_regular_file(file, ec)) return;
+        // Only regular files have an identity that says when they change (stamp() takes no
+        // other): a -c /dev/stdin or /proc/config.gz would keep its size and time with other
+        // content.
         auto s = disk_cache::stamp(file);
-        if (!s) return; // gone already: nothing worth keeping
+        if (!s) return; // gone already, or not a regular file: nothing worth keeping
         text += disk_cache::stamp_line(*s);
     }
     for (const auto& [stream, bytes] : answer.chunks)

@@ -296,7 +296,7 @@ booted_early_reservations(const boot::Graft& graft, std::uint64_t dtb_size,
 } // namespace
 
 BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     BootCheckOutcome out;
     Diagnostics diags;
     auto fail = [&](Diagnostics& d) {

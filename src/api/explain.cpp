@@ -172,7 +172,7 @@ void explain_in_words(const CheckRequest& check, ExplainOutcome& out) {
 } // namespace
 
 ExplainOutcome run_explain(const ExplainRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     ExplainOutcome out;
     // Within --limit file-bytes/line-bytes; /dev/kmsg and named FIFOs to their current end; a
     // compressed log (dmesg.gz) is read as its text, binary junk is one error.

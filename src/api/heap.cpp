@@ -13,7 +13,7 @@ namespace cmalign {
 using nlohmann::json;
 
 HeapOutcome run_heap(const HeapRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     HeapOutcome out;
     out.model = load_model(request.config, out.diags);
     if (!out.model || out.diags.has_errors()) return out;

@@ -79,7 +79,7 @@ bool read_zones(const PcpRequest& request, const std::vector<calc::ZoneType>& zo
 } // namespace
 
 PcpOutcome run_pcp(const PcpRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     PcpOutcome out;
     auto& diags = out.diags;
     int sources =

@@ -266,7 +266,7 @@ nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by) {
 }
 
 CheckOutcome run_check(const CheckRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     CheckOutcome outcome;
     auto [config, model, config_diagnostics, config_sources] =
         detail::command_model(request.config, request.inputs);

@@ -14,7 +14,7 @@
 namespace cmalign {
 
 CalcOutcome run_calc(const ConfigOptions& options) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     CalcOutcome out;
     out.model = load_model(options, out.diags);
     return out;
@@ -38,7 +38,7 @@ ExitCode CalcOutcome::exit_code() const {
 }
 
 TableOutcome run_table(const TableRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     TableOutcome out;
     out.arch = arch_option(request.arch, out.diags);
     if (!out.arch) return out;
@@ -52,7 +52,7 @@ ExitCode TableOutcome::exit_code() const {
 }
 
 ConfigOutcome run_config(const ConfigOptions& options) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     ConfigOutcome out;
     out.evaluation = evaluate_config(options, out.diags);
     return out;
@@ -63,7 +63,7 @@ ExitCode ConfigOutcome::exit_code() const {
 }
 
 TreeOutcome run_tree(const TreeRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     TreeOutcome out;
     dt::FileCache cache;
     auto pp = detail::preprocess_options(request.tree);

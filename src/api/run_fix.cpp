@@ -183,7 +183,7 @@ ExitCode FixOutcome::exit_code() const {
 }
 
 FixOutcome run_fix(const FixRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     FixOutcome outcome;
     outcome.mode = request.mode;
     auto [config, model, config_diagnostics, config_sources] =
@@ -275,7 +275,7 @@ ExitCode SuggestOutcome::exit_code() const {
 }
 
 SuggestOutcome run_suggest(const SuggestRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     SuggestOutcome outcome;
     Diagnostics diags;
     const ConfigOptions resolved = resolve_config_options(request.config, request.inputs, diags);

@@ -13,7 +13,7 @@ ExitCode MapOutcome::exit_code() const {
 }
 
 MapOutcome run_map(const MapRequest& request) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     MapOutcome outcome;
     Diagnostics config_diags;
     outcome.model = load_model(request.config, config_diags);

@@ -95,7 +95,7 @@ ExitCode SweepCheckOutcome::exit_code(bool werror) const {
 }
 
 SweepCheckOutcome run_check_sweep(const CheckRequest& request, const SweepSpec& spec) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     return run_cells<SweepCheckOutcome>(request, spec, [](CheckRequest& single) {
         single.progress = nullptr;
         return run_check(single);
@@ -166,7 +166,7 @@ ExitCode SweepSuggestOutcome::exit_code() const {
 }
 
 SweepSuggestOutcome run_suggest_sweep(const SuggestRequest& request, const SweepSpec& spec) {
-    const PipeReadScope pipes; // a -c or board from a pipe: read once for the whole run
+    const RunScope run_scope; // pipes read once, files stamped once
     return run_cells<SweepSuggestOutcome>(
         request, spec, [](SuggestRequest& single) { return run_suggest(single); });
 }

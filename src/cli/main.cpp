@@ -48,9 +48,10 @@ int main(int argc, char** argv) try {
     app.require_subcommand(1);
 
     cmalign::cli::register_commands(app, cmalign::cli::command_named(argc, argv));
-    // A board or -c from a pipe stays readable until the program ends: the report quotes its
-    // lines after the command ran, and fix -o writes it out.
-    const cmalign::PipeReadScope pipes;
+    // A board or -c from a pipe stays readable until the program ends (the report quotes its
+    // lines after the command ran, fix -o writes it out), and the answer kept in the cache after
+    // the command stamps the files the Kconfig entry stamped during it only once.
+    const cmalign::RunScope run;
     return cmalign::cli::run_command_line(app, argc, argv);
 } catch (...) {
     return report_escaped_exception(argc, argv);

@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -50,15 +53,58 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed) {
     return h;
 }
 
-std::optional<Stamp> stamp(const std::string& path) {
+namespace {
+
+std::optional<Stamp> stamp_now(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     Stamp s;
     s.path = path;
-    if (!stat_of(path, s.size, s.mtime_ns)) return std::nullopt;
+    s.size = static_cast<std::uint64_t>(st.st_size);
+    s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
     if (!s.racy) return s;
     auto content = read_whole_input(path);
     if (!content) return std::nullopt;
     s.hash = fnv1a(*content);
+    return s;
+}
+
+// The stamps taken in the open run (RunScope::current()).
+std::mutex run_stamps_mutex;
+std::uint64_t run_stamps_run = 0;
+std::unordered_map<std::string, std::optional<Stamp>> run_stamps;
+
+} // namespace
+
+void note_read(const std::string& path, std::uint64_t size, std::int64_t mtime_ns,
+               std::string_view content) {
+    const auto run = RunScope::current();
+    if (run == 0) return;
+    Stamp s{path, size, mtime_ns, {}, mtime_ns >= now_ns() - racy_window_ns};
+    if (s.racy) s.hash = fnv1a(content);
+    std::lock_guard lock(run_stamps_mutex);
+    if (run_stamps_run != run) {
+        run_stamps.clear();
+        run_stamps_run = run;
+    }
+    run_stamps.insert_or_assign(path, std::move(s));
+}
+
+std::optional<Stamp> stamp(const std::string& path) {
+    const auto run = RunScope::current();
+    if (run == 0) return stamp_now(path);
+    {
+        std::lock_guard lock(run_stamps_mutex);
+        if (run_stamps_run != run) {
+            run_stamps.clear();
+            run_stamps_run = run;
+        }
+        if (auto it = run_stamps.find(path); it != run_stamps.end()) return it->second;
+    }
+    auto s = stamp_now(path);
+    std::lock_guard lock(run_stamps_mutex);
+    if (run_stamps_run == run) run_stamps.emplace(path, s);
     return s;
 }
 
@@ -121,31 +167,24 @@ std::string escape(std::string_view text) {
 }
 
 void escape_to(std::string& out, std::string_view text) {
-    // Most fields (symbol names, values, paths) need no escape: appended whole.
+    // The runs between special characters are appended whole: most fields (symbol names,
+    // values, paths) are one run, and a key that holds a whole configuration is many long ones.
     // (A plain loop: find_first_of() calls memchr() on the set once per character.)
-    if (std::none_of(text.begin(), text.end(),
-                     [](char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; })) {
-        out += text;
-        return;
+    static constexpr auto table = [] {
+        std::array<bool, 256> t{};
+        t['\\'] = t['\t'] = t['\n'] = t['\r'] = true;
+        return t;
+    }();
+    auto special = [](char c) { return table[static_cast<unsigned char>(c)]; };
+    auto from = text.begin();
+    for (auto at = std::find_if(from, text.end(), special); at != text.end();
+         at = std::find_if(from, text.end(), special)) {
+        out.append(from, at);
+        out += '\\';
+        out += *at == '\t' ? 't' : *at == '\n' ? 'n' : *at == '\r' ? 'r' : '\\';
+        from = at + 1;
     }
-    for (char c : text) {
-        switch (c) {
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            out += c;
-        }
-    }
+    out.append(from, text.end());
 }
 
 std::string line(std::initializer_list<std::string_view> fields) {

@@ -235,7 +235,9 @@ std::optional<TextFileError> read_raw(const std::string& path, const InputLimits
 // The pipes read so far, by (device, inode): a pipe's inode stays unique while the pipe lives.
 std::mutex pipes_mutex;
 std::map<std::pair<dev_t, ino_t>, PipeBytes> pipes_read;
-int open_scopes = 0; // PipeReadScope
+int open_scopes = 0;         // RunScope
+std::uint64_t scope_run = 0; // RunScope::current() while open_scopes > 0
+std::uint64_t runs_opened = 0;
 
 } // namespace
 
@@ -288,14 +290,22 @@ std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size
     return out;
 }
 
-PipeReadScope::PipeReadScope() {
+RunScope::RunScope() {
     std::lock_guard lock(pipes_mutex);
-    ++open_scopes;
+    if (open_scopes++ == 0) scope_run = ++runs_opened;
 }
 
-PipeReadScope::~PipeReadScope() {
+RunScope::~RunScope() {
     std::lock_guard lock(pipes_mutex);
-    if (--open_scopes == 0) pipes_read.clear();
+    if (--open_scopes == 0) {
+        pipes_read.clear();
+        scope_run = 0;
+    }
+}
+
+std::uint64_t RunScope::current() {
+    std::lock_guard lock(pipes_mutex);
+    return scope_run;
 }
 
 std::optional<std::string> read_whole_input(const std::string& path) {

@@ -4,7 +4,6 @@
 #include "kconfig_disk_cache.hpp"
 
 #include <filesystem>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -44,7 +43,12 @@ void append_entry(std::string& out, std::string_view tag, std::string_view name,
     disk_cache::escape_to(out, e.value);
     out += e.quoted ? "\t1\t" : "\t0\t";
     disk_cache::escape_to(out, e.where.file);
-    fmt::format_to(std::back_inserter(out), "\t{}\t{}\n", e.where.line, e.where.column);
+    const fmt::format_int line(e.where.line), column(e.where.column);
+    out += '\t';
+    out.append(line.data(), line.size());
+    out += '\t';
+    out.append(column.data(), column.size());
+    out += '\n';
 }
 
 std::optional<Location> location_of(const std::vector<std::string>& f, std::size_t at) {

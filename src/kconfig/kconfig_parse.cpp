@@ -13,16 +13,18 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <glob.h>
 #include <optional>
-#include <sstream>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/disk_cache.hpp"
 #include "kconfig/kconfig_parser.hpp"
 
 namespace cmalign::kconfig::model {
@@ -298,19 +300,51 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
     }
 }
 
+namespace {
+
+// The whole file, and its cache stamp as it was when read (disk_cache::note_read): the cache
+// entry of this evaluation names every Kconfig file, and stamping them again would cost a
+// second path lookup of each.
+bool read_stamped(const std::string& path, std::string& text) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct Close {
+        int fd;
+        ~Close() { ::close(fd); }
+    } close_fd{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return false;
+    text.clear();
+    text.reserve(static_cast<std::size_t>(st.st_size));
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (S_ISREG(st.st_mode))
+        disk_cache::note_read(path, static_cast<std::uint64_t>(st.st_size),
+                              static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
+                                  st.st_mtim.tv_nsec,
+                              text);
+    return true;
+}
+
+} // namespace
+
 void Parser::parse_file(const std::string& rel, const std::string& full) {
     SourceFile f;
     f.rel = rel;
     f.full = full;
     {
-        std::ifstream in(full, std::ios::binary);
-        if (!in) {
+        if (!read_stamped(full, f.text)) {
             diags_.error({full, 0, 0}, "cannot read the Kconfig file");
             throw ParseAbort{};
         }
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        f.text = ss.str();
         const auto& limits = in_.options.limits;
         if (f.text.size() > limits.file_bytes) {
             diags_.error({full, 0, 0}, fmt::format("file is larger than {} bytes {}",

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 
 namespace fs = std::filesystem;
 namespace dc = cmalign::disk_cache;
@@ -142,4 +144,72 @@ TEST_CASE("disk cache: a hit rewrites its racy stamps once they have settled, an
     std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
     CHECK_FALSE(dc::read_lines(text, "fmt\t1", "k", files, other, nullptr, &file));
     CHECK(*dc::read_entry(file) == text);
+}
+
+TEST_CASE("disk cache: within a run each file is stamped once, as a reader saw it") {
+    Dir d;
+    auto a = d.write("k.Kconfig", "config A\n\tbool\n");
+    fs::last_write_time(a, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    {
+        cmalign::RunScope run;
+        auto first = dc::stamp(a);
+        REQUIRE(first);
+        d.write("k.Kconfig", "config AB\n\tbool\n"); // changed within the run: still the first
+        auto again = dc::stamp(a);
+        REQUIRE(again);
+        CHECK(again->size == first->size);
+        CHECK(again->mtime_ns == first->mtime_ns);
+        {
+            cmalign::RunScope nested; // explain's check inside explain: the same run
+            CHECK(dc::stamp(a)->size == first->size);
+        }
+        // A reader that had the file open gives the stamp of what it read; a racy one is
+        // hashed from those bytes, not from the file as it is when the entry is written.
+        const std::string read = "config AB\n\tbool\n";
+        dc::note_read(a, read.size(), first->mtime_ns + 1, read);
+        auto noted = dc::stamp(a);
+        REQUIRE(noted);
+        CHECK(noted->size == read.size());
+        CHECK(noted->mtime_ns == first->mtime_ns + 1);
+        CHECK(noted->racy == false);
+        const std::int64_t recent = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+        dc::note_read(a, 3, recent, "xyz");
+        auto racy = dc::stamp(a);
+        REQUIRE(racy);
+        CHECK(racy->racy);
+        CHECK(racy->hash == dc::fnv1a("xyz"));
+    }
+    // The run is over: the file as it is now.
+    auto after = dc::stamp(a);
+    REQUIRE(after);
+    CHECK(after->size == std::string("config AB\n\tbool\n").size());
+    // Without a run nothing is kept.
+    dc::note_read(a, 1, 1, "x");
+    CHECK(dc::stamp(a)->size == after->size);
+}
+
+TEST_CASE("disk cache: only a regular file has a stamp") {
+    Dir d;
+    CHECK_FALSE(dc::stamp(d.root.string())); // a directory
+    CHECK_FALSE(dc::stamp((d.root / "missing").string()));
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    CHECK_FALSE(dc::stamp("/proc/self/fd/" + std::to_string(fds[0]))); // a pipe
+    ::close(fds[0]);
+    ::close(fds[1]);
+}
+
+TEST_CASE("disk cache: fields with backslashes, tabs and line ends read back as written") {
+    const std::vector<std::string> written = {
+        "plain", "", "a\tb", "line\nnext\r\n", "back\\slash\\", "\\t is not a tab", "\n\t\\\r"};
+    std::string text;
+    for (const auto& f : written) {
+        if (!text.empty()) text += '\t';
+        dc::escape_to(text, f);
+    }
+    CHECK(text.find('\n') == std::string::npos);
+    CHECK(dc::fields(text) == written);
+    CHECK(dc::escape("a\tb\\") == "a\\tb\\\\");
 }

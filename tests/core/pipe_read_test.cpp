@@ -30,7 +30,7 @@ struct Pipe {
 
 TEST_CASE("a pipe is read to its writer's end once, and every read of the run gets its bytes") {
     Pipe pipe;
-    cmalign::PipeReadScope run;
+    cmalign::RunScope run;
     // The writer starts after the reader has opened the pipe.
     std::thread writer([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -56,9 +56,9 @@ TEST_CASE("a pipe's kept bytes end with the last open run; a file is no pipe") {
     Pipe pipe;
     pipe.write_and_close("abcdef");
     {
-        cmalign::PipeReadScope outer;
+        cmalign::RunScope outer;
         {
-            cmalign::PipeReadScope inner; // explain runs check and fix inside itself
+            cmalign::RunScope inner; // explain runs check and fix inside itself
             CHECK(cmalign::anonymous_pipe_bytes(pipe.path(), 4)->truncated); // over max_bytes
         }
         CHECK(cmalign::anonymous_pipe_bytes(pipe.path(), 4)->bytes == "abcd"); // still kept

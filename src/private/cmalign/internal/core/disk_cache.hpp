@@ -42,8 +42,15 @@ struct Stamp {
 // FNV-1a, 64 bits: names entries (the full key is stored and compared) and fingerprints content.
 std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222325ull);
 
-// The identity of `path` now; nullopt when it cannot be read.
+// The identity of `path` now; nullopt when it cannot be read or is not a regular file (a pipe
+// or /proc/config.gz keeps its size and time with other content). Within a RunScope each path
+// is stamped once: a run's Kconfig entry and its answer name the same 1,600 files.
 std::optional<Stamp> stamp(const std::string& path);
+// A reader that had the regular file `path` open anyway (its fstat before reading: size,
+// mtime) gives its stamp to stamp() for the rest of the run; a racy file's hash is taken of
+// `content`, the bytes the answer was computed from. Nothing without an open RunScope.
+void note_read(const std::string& path, std::uint64_t size, std::int64_t mtime_ns,
+               std::string_view content);
 // The sizes and mtimes of files as found once, shared by the readers of many entries in one
 // pass: check --affected-by reads a thousand include graphs that name the same few thousand
 // headers, each then looked up once instead of once per board. Thread-safe. Keep one only for

@@ -11,6 +11,7 @@
 //    for, the image itself possibly gzip/xz/zstd-compressed) are read as the text they hold.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -49,15 +50,19 @@ struct PipeBytes {
 // nullopt when `path` is not an anonymous pipe (a file, a named FIFO, a device, missing).
 std::optional<PipeBytes> anonymous_pipe_bytes(const std::string& path, std::size_t max_bytes);
 
-// How long the kept bytes live: while any scope is open (each run_* entry point opens one, the
-// program one for its whole run), so a process that runs many commands on many pipes (a BSP
-// tool linking the library) does not keep them all.
-class PipeReadScope {
+// One run of a command, in which every input is taken as first seen: a pipe's kept bytes and a
+// file's cache stamp (disk_cache::stamp) live while any scope is open (each run_* entry point
+// opens one, the program one for its whole run), so a process that runs many commands on many
+// pipes (a BSP tool linking the library) does not keep them all.
+class RunScope {
 public:
-    PipeReadScope();
-    ~PipeReadScope();
-    PipeReadScope(const PipeReadScope&) = delete;
-    PipeReadScope& operator=(const PipeReadScope&) = delete;
+    RunScope();
+    ~RunScope();
+    RunScope(const RunScope&) = delete;
+    RunScope& operator=(const RunScope&) = delete;
+
+    // Which run is open (nested scopes share the outermost one's); 0 when none is.
+    static std::uint64_t current();
 };
 
 // The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers
