@@ -84,6 +84,17 @@ TEST_CASE("nested includes, include prefixes and symlinks reach the boards that 
     CHECK(names(inputs_affected_by(inputs, {inputs[3]}, tree)) == std::set<std::string>{"d.dts"});
     CHECK(inputs_affected_by(inputs, {"defconfig"}, tree, 0, {"defconfig"}).size() == 4);
     CHECK(inputs_affected_by(inputs, {(dir / "unrelated.txt").string()}, tree).empty());
+    // Boards named through a symlinked directory and as a symlink to a file: a change to the
+    // file they lead to reaches them (each input's directory is resolved once, a link whole).
+    fs::create_directory_symlink(dir / "boards", dir / "boards-link");
+    fs::create_symlink(dir / "boards/d.dts", dir / "e.dts");
+    const std::vector<std::string> linked = {(dir / "boards-link/a.dts").string(),
+                                             (dir / "boards-link/d.dts").string(),
+                                             (dir / "e.dts").string()};
+    CHECK(inputs_affected_by(linked, {inputs[3]}, tree) ==
+          std::vector<std::string>{linked[1], linked[2]});
+    CHECK(inputs_affected_by(linked, {(dir / "boards/a.dts").string()}, tree) ==
+          std::vector<std::string>{linked[0]});
     fs::remove_all(dir);
 }
 
