@@ -307,6 +307,31 @@ void settle(std::string_view whole, const std::vector<std::pair<std::size_t, std
 
 } // namespace
 
+namespace {
+
+// Whether `text` starts with escape_to(raw); if so, that much of it is consumed.
+bool consume_escaped(std::string_view& text, std::string_view raw) {
+    std::size_t at = 0;
+    for (char c : raw) {
+        const char escaped = c == '\\'   ? '\\'
+                             : c == '\t' ? 't'
+                             : c == '\n' ? 'n'
+                             : c == '\r' ? 'r'
+                                         : 0;
+        if (escaped) {
+            if (at + 1 >= text.size() || text[at] != '\\' || text[at + 1] != escaped) return false;
+            at += 2;
+        } else {
+            if (at >= text.size() || text[at] != c) return false;
+            ++at;
+        }
+    }
+    text.remove_prefix(at);
+    return true;
+}
+
+} // namespace
+
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 std::vector<std::string>& files,
                 const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo,
@@ -316,10 +341,12 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
     auto offset = [&] { return static_cast<std::size_t>(text.data() - whole.data()); };
     if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
     text.remove_prefix(format.size() + 1);
-    // The key line is compared as written (a Kconfig key holds the whole configuration).
-    const std::string key_line = line({"key", key});
-    if (!text.starts_with(key_line)) return false;
-    text.remove_prefix(key_line.size());
+    // The key line is compared as written, escape by escape, without writing it out again (a
+    // Kconfig key holds the whole configuration: half a megabyte).
+    if (!text.starts_with("key\t")) return false;
+    text.remove_prefix(4);
+    if (!consume_escaped(text, key) || !text.starts_with('\n')) return false;
+    text.remove_prefix(1);
     std::vector<Stamp> stamps;
     while (!text.empty()) {
         auto nl = text.find('\n');

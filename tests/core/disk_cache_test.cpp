@@ -213,3 +213,23 @@ TEST_CASE("disk cache: fields with backslashes, tabs and line ends read back as 
     CHECK(dc::fields(text) == written);
     CHECK(dc::escape("a\tb\\") == "a\\tb\\\\");
 }
+
+TEST_CASE("disk cache: an entry is read only under its own key, escapes and all") {
+    Dir d;
+    auto a = d.write("key.dtsi", "k");
+    auto s = dc::stamp(a);
+    REQUIRE(s);
+    const std::string key = "build=1\nin\tCONFIG_A\t\"x\\ty\"\r\nend";
+    const std::string text = entry(key, {*s});
+    auto other = [](const auto& f) { return f.size() == 2 && f[0] == "x"; };
+    std::vector<std::string> files;
+    CHECK(dc::read_lines(text, "fmt\t1", key, files, other));
+    // Keys that differ in one escaped character, or are a prefix or an extension of it.
+    for (const std::string& near : std::vector<std::string>{
+             "build=1\nin\tCONFIG_A\t\"x\\ty\"\r\nenD", "build=1\nin\tCONFIG_A \"x\\ty\"\r\nend",
+             "build=1\nin\tCONFIG_A\t\"x\\\\ty\"\r\nend", "build=1\nin\tCONFIG_A\t\"x\\ty\"\r\nen",
+             key + "\n", key + "\\", ""}) {
+        files.clear();
+        CHECK_FALSE(dc::read_lines(text, "fmt\t1", near, files, other));
+    }
+}
