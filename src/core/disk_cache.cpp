@@ -200,28 +200,43 @@ std::string line(std::initializer_list<std::string_view> fields) {
 }
 
 std::vector<std::string> fields(std::string_view line) {
+    std::vector<std::string> out;
+    fields_into(line, out);
+    return out;
+}
+
+void fields_into(std::string_view line, std::vector<std::string>& out) {
+    // The strings already in `out` are reused: a Kconfig entry has ten thousand lines of seven
+    // fields, and building them anew was most of reading one back.
+    std::size_t n = 0;
+    auto next = [&]() -> std::string& {
+        if (n == out.size()) out.emplace_back();
+        auto& field = out[n++];
+        field.clear();
+        return field;
+    };
     if (line.find('\\') == std::string_view::npos) { // nothing escaped: cut at the tabs
-        std::vector<std::string> out;
         for (std::size_t from = 0;;) {
             auto tab = line.find('\t', from);
-            out.emplace_back(line.substr(from, tab == std::string_view::npos ? tab : tab - from));
-            if (tab == std::string_view::npos) return out;
+            next().assign(line.substr(from, tab == std::string_view::npos ? tab : tab - from));
+            if (tab == std::string_view::npos) break;
             from = tab + 1;
         }
-    }
-    std::vector<std::string> out(1);
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (c == '\t') {
-            out.emplace_back();
-        } else if (c == '\\' && i + 1 < line.size()) {
-            char n = line[++i];
-            out.back() += n == 't' ? '\t' : n == 'n' ? '\n' : n == 'r' ? '\r' : n;
-        } else {
-            out.back() += c;
+    } else {
+        std::string* field = &next();
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            char c = line[i];
+            if (c == '\t') {
+                field = &next();
+            } else if (c == '\\' && i + 1 < line.size()) {
+                char e = line[++i];
+                *field += e == 't' ? '\t' : e == 'n' ? '\n' : e == 'r' ? '\r' : e;
+            } else {
+                *field += c;
+            }
         }
     }
-    return out;
+    out.resize(n);
 }
 
 std::string stamp_line(const Stamp& s) {
@@ -348,6 +363,7 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
     if (!consume_escaped(text, key) || !text.starts_with('\n')) return false;
     text.remove_prefix(1);
     std::vector<Stamp> stamps;
+    std::vector<std::string> f; // the fields of each other line, in the same strings
     while (!text.empty()) {
         auto nl = text.find('\n');
         if (nl == std::string_view::npos) return false; // truncated
@@ -359,7 +375,7 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
                 continue;
             }
         }
-        auto f = fields(text.substr(0, nl));
+        fields_into(text.substr(0, nl), f);
         const auto span = std::make_pair(offset(), nl + 1);
         text.remove_prefix(nl + 1);
         if (f.size() == 1 && f[0] == "end") {

@@ -233,3 +233,15 @@ TEST_CASE("disk cache: an entry is read only under its own key, escapes and all"
         CHECK_FALSE(dc::read_lines(text, "fmt\t1", near, files, other));
     }
 }
+
+TEST_CASE("disk cache: fields_into reuses its strings and gives each line's fields alone") {
+    std::vector<std::string> f;
+    dc::fields_into("entry\tCONFIG_A\ty\t0\tdefconfig\t12\t1", f);
+    CHECK(f == std::vector<std::string>{"entry", "CONFIG_A", "y", "0", "defconfig", "12", "1"});
+    dc::fields_into("end", f);
+    CHECK(f == std::vector<std::string>{"end"});
+    dc::fields_into("a\\tb\tc\\\\", f);
+    CHECK(f == std::vector<std::string>{"a\tb", "c\\"});
+    dc::fields_into("", f);
+    CHECK(f == std::vector<std::string>{""});
+}

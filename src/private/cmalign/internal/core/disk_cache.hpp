@@ -78,6 +78,7 @@ void escape_to(std::string& out, std::string_view text); // appends, as escape()
 std::string line(std::initializer_list<std::string_view> fields);
 // The fields of one line (unescaped).
 std::vector<std::string> fields(std::string_view line);
+void fields_into(std::string_view line, std::vector<std::string>& out); // reuses out's strings
 
 // An entry's "file" line for `s` (path, size, mtime, hash, racy), and `s` back from the fields
 // of such a line (nullopt when malformed).
