@@ -98,6 +98,26 @@ TEST_CASE("nested includes, include prefixes and symlinks reach the boards that 
     fs::remove_all(dir);
 }
 
+TEST_CASE("with kept include graphs, a board that became a DTB is judged as one") {
+    auto dir = temp_dir("graphs");
+    const auto cache = (dir / "cache").string();
+    write(dir / "soc.dtsi", "/ { soc {}; };\n");
+    write(dir / "x.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n");
+    write(dir / "y.dts", "/dts-v1/;\n/ { };\n");
+    const std::vector<std::string> inputs = {(dir / "x.dts").string(), (dir / "y.dts").string()};
+    const std::vector<std::string> changed = {(dir / "soc.dtsi").string()};
+    TreeOptions tree;
+    CHECK(inputs_affected_by(inputs, changed, tree, 0, {}, cache) ==
+          std::vector<std::string>{inputs[0]});
+    CHECK(inputs_affected_by(inputs, changed, tree, 0, {}, cache) ==
+          std::vector<std::string>{inputs[0]}); // from the kept graph
+    // x.dts replaced by a flattened tree (FDT magic): it includes nothing any more.
+    std::ofstream(dir / "x.dts", std::ios::binary | std::ios::trunc)
+        << std::string("\xd0\x0d\xfe\xed\0\0\0\x48", 8) << std::string(64, '\0');
+    CHECK(inputs_affected_by(inputs, changed, tree, 0, {}, cache).empty());
+    fs::remove_all(dir);
+}
+
 TEST_CASE("run_check with affected_by checks only the affected inputs") {
     auto dir = temp_dir("run");
     write(dir / "soc.dtsi", "/ { };\n");
