@@ -165,8 +165,6 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
             return;
         }
         std::string key = cache_dir.empty() ? std::string() : graph_key(input, options_key);
-        // A kept graph names the board itself, unchanged since it was preprocessed: not a DTB
-        // (so its first bytes need not be read again).
         if (!cache_dir.empty()) {
             if (auto files = cached_graph(cache_dir, key, memo)) {
                 bool named = false, same_name = false;
@@ -180,7 +178,9 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                 }
             }
         }
-        if (is_blob(inputs[i])) return; // a DTB records no includes
+        // A DTB records no includes. (A kept graph above names the board itself, unchanged
+        // since it was preprocessed as source, so it is not opened for its magic first.)
+        if (is_blob(inputs[i])) return;
         auto files = detail::board_sources(inputs[i], pp, cache);
         if (!files) {
             keep[i] = 1; // cannot tell: check it, so its error is reported

@@ -1,12 +1,14 @@
 // The on-disk cache's files (core/disk_cache.hpp).
 #include "cmalign/internal/core/disk_cache.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -28,11 +30,15 @@ namespace fs = std::filesystem;
 
 constexpr std::int64_t racy_window_ns = 2'000'000'000;
 
+std::int64_t mtime_ns_of(const struct stat& st) {
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
 bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return false;
     size = static_cast<std::uint64_t>(st.st_size);
-    mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    mtime_ns = mtime_ns_of(st);
     return true;
 }
 
@@ -61,7 +67,7 @@ std::optional<Stamp> stamp_now(const std::string& path) {
     Stamp s;
     s.path = path;
     s.size = static_cast<std::uint64_t>(st.st_size);
-    s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    s.mtime_ns = mtime_ns_of(st);
     s.racy = s.mtime_ns >= now_ns() - racy_window_ns;
     if (!s.racy) return s;
     auto content = read_whole_input(path);
@@ -73,7 +79,16 @@ std::optional<Stamp> stamp_now(const std::string& path) {
 // The stamps taken in the open run (RunScope::current()).
 std::mutex run_stamps_mutex;
 std::uint64_t run_stamps_run = 0;
-std::unordered_map<std::string, std::optional<Stamp>> run_stamps;
+std::unordered_map<std::string, std::optional<Stamp>> run_stamps_kept;
+
+// The stamps of `run`, those of an earlier run dropped; run_stamps_mutex held.
+std::unordered_map<std::string, std::optional<Stamp>>& run_stamps(std::uint64_t run) {
+    if (run_stamps_run != run) {
+        run_stamps_kept.clear();
+        run_stamps_run = run;
+    }
+    return run_stamps_kept;
+}
 
 } // namespace
 
@@ -84,11 +99,34 @@ void note_read(const std::string& path, std::uint64_t size, std::int64_t mtime_n
     Stamp s{path, size, mtime_ns, {}, mtime_ns >= now_ns() - racy_window_ns};
     if (s.racy) s.hash = fnv1a(content);
     std::lock_guard lock(run_stamps_mutex);
-    if (run_stamps_run != run) {
-        run_stamps.clear();
-        run_stamps_run = run;
+    run_stamps(run).insert_or_assign(path, std::move(s));
+}
+
+std::optional<std::string> read_noted(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct Close {
+        int fd;
+        ~Close() { ::close(fd); }
+    } close_fd{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return std::nullopt;
+    std::string text;
+    if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return std::nullopt;
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
     }
-    run_stamps.insert_or_assign(path, std::move(s));
+    // The fstat before the read: a write during it moves the mtime past the one noted.
+    if (S_ISREG(st.st_mode))
+        note_read(path, static_cast<std::uint64_t>(st.st_size), mtime_ns_of(st), text);
+    return text;
 }
 
 std::optional<Stamp> stamp(const std::string& path) {
@@ -96,15 +134,12 @@ std::optional<Stamp> stamp(const std::string& path) {
     if (run == 0) return stamp_now(path);
     {
         std::lock_guard lock(run_stamps_mutex);
-        if (run_stamps_run != run) {
-            run_stamps.clear();
-            run_stamps_run = run;
-        }
-        if (auto it = run_stamps.find(path); it != run_stamps.end()) return it->second;
+        auto& kept = run_stamps(run);
+        if (auto it = kept.find(path); it != kept.end()) return it->second;
     }
     auto s = stamp_now(path);
     std::lock_guard lock(run_stamps_mutex);
-    if (run_stamps_run == run) run_stamps.emplace(path, s);
+    run_stamps(run).emplace(path, s);
     return s;
 }
 
@@ -166,22 +201,35 @@ std::string escape(std::string_view text) {
     return out;
 }
 
+namespace {
+
+// The letter after the backslash that stands for `c` in an entry, or 0 when `c` stands as it is.
+// (A table: find_first_of() calls memchr() on the set once per character.)
+constexpr auto escape_letters = [] {
+    std::array<char, 256> t{};
+    t['\\'] = '\\';
+    t['\t'] = 't';
+    t['\n'] = 'n';
+    t['\r'] = 'r';
+    return t;
+}();
+
+char escape_letter(char c) {
+    return escape_letters[static_cast<unsigned char>(c)];
+}
+
+} // namespace
+
 void escape_to(std::string& out, std::string_view text) {
     // The runs between special characters are appended whole: most fields (symbol names,
     // values, paths) are one run, and a key that holds a whole configuration is many long ones.
-    // (A plain loop: find_first_of() calls memchr() on the set once per character.)
-    static constexpr auto table = [] {
-        std::array<bool, 256> t{};
-        t['\\'] = t['\t'] = t['\n'] = t['\r'] = true;
-        return t;
-    }();
-    auto special = [](char c) { return table[static_cast<unsigned char>(c)]; };
+    auto special = [](char c) { return escape_letter(c) != 0; };
     auto from = text.begin();
     for (auto at = std::find_if(from, text.end(), special); at != text.end();
          at = std::find_if(from, text.end(), special)) {
         out.append(from, at);
         out += '\\';
-        out += *at == '\t' ? 't' : *at == '\n' ? 'n' : *at == '\r' ? 'r' : '\\';
+        out += escape_letter(*at);
         from = at + 1;
     }
     out.append(from, text.end());
@@ -328,12 +376,7 @@ namespace {
 bool consume_escaped(std::string_view& text, std::string_view raw) {
     std::size_t at = 0;
     for (char c : raw) {
-        const char escaped = c == '\\'   ? '\\'
-                             : c == '\t' ? 't'
-                             : c == '\n' ? 'n'
-                             : c == '\r' ? 'r'
-                                         : 0;
-        if (escaped) {
+        if (const char escaped = escape_letter(c)) {
             if (at + 1 >= text.size() || text[at] != '\\' || text[at + 1] != escaped) return false;
             at += 2;
         } else {

@@ -13,14 +13,11 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <glob.h>
 #include <optional>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -300,51 +297,18 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
     }
 }
 
-namespace {
-
-// The whole file, and its cache stamp as it was when read (disk_cache::note_read): the cache
-// entry of this evaluation names every Kconfig file, and stamping them again would cost a
-// second path lookup of each.
-bool read_stamped(const std::string& path, std::string& text) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct Close {
-        int fd;
-        ~Close() { ::close(fd); }
-    } close_fd{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return false;
-    text.clear();
-    text.reserve(static_cast<std::size_t>(st.st_size));
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        text.append(buffer, static_cast<std::size_t>(n));
-    }
-    if (S_ISREG(st.st_mode))
-        disk_cache::note_read(path, static_cast<std::uint64_t>(st.st_size),
-                              static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-                                  st.st_mtim.tv_nsec,
-                              text);
-    return true;
-}
-
-} // namespace
-
 void Parser::parse_file(const std::string& rel, const std::string& full) {
     SourceFile f;
     f.rel = rel;
     f.full = full;
     {
-        if (!read_stamped(full, f.text)) {
+        // Its stamp is noted for this evaluation's cache entry, which names every Kconfig file.
+        auto text = disk_cache::read_noted(full);
+        if (!text) {
             diags_.error({full, 0, 0}, "cannot read the Kconfig file");
             throw ParseAbort{};
         }
+        f.text = std::move(*text);
         const auto& limits = in_.options.limits;
         if (f.text.size() > limits.file_bytes) {
             diags_.error({full, 0, 0}, fmt::format("file is larger than {} bytes {}",

@@ -245,3 +245,22 @@ TEST_CASE("disk cache: fields_into reuses its strings and gives each line's fiel
     dc::fields_into("", f);
     CHECK(f == std::vector<std::string>{""});
 }
+
+TEST_CASE("disk cache: read_noted gives the bytes and, within a run, stamps what it read") {
+    Dir d;
+    auto a = d.write("Kconfig", "config A\n\tbool\n");
+    {
+        cmalign::RunScope run;
+        auto text = dc::read_noted(a);
+        REQUIRE(text);
+        CHECK(*text == "config A\n\tbool\n");
+        d.write("Kconfig", "config LONGER\n\tbool\n"); // after the read: not what the run saw
+        auto s = dc::stamp(a);
+        REQUIRE(s);
+        CHECK(s->size == text->size());
+        REQUIRE(s->racy); // just written: judged by the hash of the bytes read
+        CHECK(s->hash == dc::fnv1a(*text));
+        CHECK_FALSE(dc::unchanged(*s)); // the next run sees the change
+    }
+    CHECK_FALSE(dc::read_noted((d.root / "missing").string()));
+}
