@@ -141,6 +141,16 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
                                             const TreeOptions& tree, unsigned jobs,
                                             const std::vector<std::string>& config_files,
                                             const std::string& cache_dir) {
+    dt::FileCache cache;
+    return detail::inputs_affected_by(inputs, changed, tree, jobs, config_files, cache_dir, cache);
+}
+
+std::vector<std::string> detail::inputs_affected_by(const std::vector<std::string>& inputs,
+                                                    const std::vector<std::string>& changed,
+                                                    const TreeOptions& tree, unsigned jobs,
+                                                    const std::vector<std::string>& config_files,
+                                                    const std::string& cache_dir,
+                                                    dt::FileCache& cache) {
     std::set<std::string> wanted;
     for (const auto& c : changed)
         wanted.insert(canonical_path(c));
@@ -153,7 +163,6 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
     for (const auto& w : wanted)
         wanted_names.insert(std::string(base_name(w)));
     auto pp = detail::preprocess_options(tree);
-    dt::FileCache cache;
     disk_cache::StatMemo memo; // the boards' graphs name the same headers: one lookup each
     const std::string options_key = cache_dir.empty() ? std::string() : graph_options_key(tree);
     std::vector<char> keep(inputs.size(), 0);

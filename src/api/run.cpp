@@ -298,12 +298,13 @@ CheckOutcome run_check(const CheckRequest& request) {
     Diagnostics expand_diags;
     auto inputs = expand_inputs(request.inputs, expand_diags);
     outcome.input_errors = expand_diags.items();
+    dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
     if (!request.affected_by.empty()) {
         TreeOptions tree = request.tree;
         if (!tree.kernel_tree) tree.kernel_tree = request.config.kernel_tree;
-        auto affected =
-            inputs_affected_by(inputs, request.affected_by, tree, request.jobs,
-                               request.config.config_files, request.config.cache_dir.value_or(""));
+        auto affected = detail::inputs_affected_by(inputs, request.affected_by, tree, request.jobs,
+                                                   request.config.config_files,
+                                                   request.config.cache_dir.value_or(""), cache);
         outcome.unaffected_inputs = inputs.size() - affected.size();
         inputs = std::move(affected);
     }
@@ -311,7 +312,6 @@ CheckOutcome run_check(const CheckRequest& request) {
 
     auto pp = detail::preprocess_options(request.tree);
     if (!pp.kernel_tree && config.kernel_tree) pp.kernel_tree = config.kernel_tree;
-    dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
     auto resolve = detail::reservation_resolve_options();
     Diagnostics overlay_diags;
     auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, overlay_diags);

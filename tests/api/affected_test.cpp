@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "cmalign/internal/dt/preprocess.hpp"
+#include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 
 using namespace cmalign;
@@ -196,4 +198,27 @@ TEST_CASE("on the kernel's rockchip boards the affected set is what gcc's cpp -M
         CHECK(want.size() < inputs.size());
         CHECK(std::set<std::string>(got.begin(), got.end()) == want);
     }
+}
+
+TEST_CASE("the boards preprocessed to learn their includes leave them in the cache the check "
+          "reads") {
+    // run_check hands its dt::FileCache to the affected pass: an include preprocessed there is
+    // replayed, not preprocessed again, when the affected board is checked.
+    auto dir = temp_dir("shared");
+    write(dir / "soc.dtsi", "#define SOC_BASE 0x80000000\n/ { soc { reg = <SOC_BASE>; }; };\n");
+    write(dir / "a.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n");
+    write(dir / "b.dts", "/dts-v1/;\n/ { };\n");
+    const std::vector<std::string> inputs = {(dir / "a.dts").string(), (dir / "b.dts").string()};
+    dt::FileCache cache;
+    CHECK(detail::inputs_affected_by(inputs, {(dir / "soc.dtsi").string()}, TreeOptions{}, 1, {},
+                                     "", cache) == std::vector<std::string>{inputs[0]});
+    const auto soc = cache.load((dir / "soc.dtsi").string());
+    REQUIRE(soc != nullptr);
+    CHECK(cache.include_memos(soc.get()).size() == 1);
+    // Without the affected pass the same cache holds no memo for it.
+    dt::FileCache fresh;
+    const auto unread = fresh.load((dir / "soc.dtsi").string());
+    REQUIRE(unread != nullptr);
+    CHECK(fresh.include_memos(unread.get()).empty());
+    fs::remove_all(dir);
 }

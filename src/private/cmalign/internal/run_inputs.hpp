@@ -76,6 +76,15 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
 std::optional<std::vector<std::string>>
 board_sources(const std::string& input, const dt::PreprocessOptions& options, dt::FileCache& cache);
 
+// inputs_affected_by() preprocessing into `cache`: run_check passes the cache it checks the
+// affected boards with, so a board preprocessed to learn its includes (its graph was stale or
+// missing) replays those includes instead of preprocessing them a second time.
+std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,
+                                            const std::vector<std::string>& changed,
+                                            const TreeOptions& tree, unsigned jobs,
+                                            const std::vector<std::string>& config_files,
+                                            const std::string& cache_dir, dt::FileCache& cache);
+
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();
