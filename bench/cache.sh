@@ -58,17 +58,27 @@ awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" 'BEGIN {
 dts_dir=arch/arm64/boot/dts
 affected() { check --cache-dir "$work/warm" -j "$(nproc)" "$dts_dir" --affected-by "$dtsi" --; }
 affected >"$work/affected.txt" 2>&1 || true # fills the include graphs once
+# What a pre-merge hook meets: the .dtsi was just edited, so the kept graphs of the boards that
+# include it are stale and those boards are preprocessed again. Its modification time is moved
+# (the bytes stay) and put back when the script ends.
+touch -r "$dtsi" "$work/dtsi-time"
+trap 'touch -r "$work/dtsi-time" "$dtsi"; rm -rf "$work"' EXIT
+edited() { touch "$dtsi" && affected; }
 for _ in $(seq "$rounds"); do
     echo "affected $(seconds affected)"
+    echo "edited $(seconds edited)"
     echo "whole $(seconds check --no-cache -j "$(nproc)" "$dts_dir")"
 done >"$work/two"
 a=$(awk '$1 == "affected" { print $2 }' "$work/two" | median)
+e=$(awk '$1 == "edited" { print $2 }' "$work/two" | median)
 w=$(awk '$1 == "whole" { print $2 }' "$work/two" | median)
 boards=$(grep -oE '[0-9]+ boards? checked' "$work/affected.txt" | grep -oE '^[0-9]+' | head -1)
 echo "2. --affected-by $dtsi over $dts_dir ($boards boards affected), warm cache:"
-awk -v a="$a" -v w="$w" -v b="$boards" 'BEGIN {
-    printf "   whole check (no cache) %7.3f s\n", w
-    printf "   --affected-by, warm    %7.3f s  goal <= %.3f s (0.1 s + 2 ms per affected board)\n", a, 0.1 + 0.002 * b }'
+awk -v a="$a" -v e="$e" -v w="$w" -v b="$boards" 'BEGIN {
+    g = 0.1 + 0.002 * b
+    printf "   whole check (no cache)       %7.3f s\n", w
+    printf "   --affected-by, warm          %7.3f s  goal <= %.3f s (0.1 s + 2 ms per affected board)\n", a, g
+    printf "   --affected-by, .dtsi edited  %7.3f s  goal <= %.3f s (its boards preprocessed again)\n", e, g }'
 
 if ((all)); then
     echo "3. the whole tree against cpp + dtc (bench/check-vs-dtc.sh):"
