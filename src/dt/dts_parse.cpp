@@ -83,9 +83,8 @@ bool decode_escapes(std::string_view in, std::string& out, std::size_t& bad) {
 }
 
 Parser::Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& options,
-               FileCache& cache, Diagnostics& diags, int include_depth)
-    : file_(file), text_id_(text_id), options_(options), cache_(cache), diags_(diags),
-      include_depth_(include_depth) {
+               FileCache& cache, Diagnostics& diags)
+    : file_(file), text_id_(text_id), options_(options), cache_(cache), diags_(diags) {
     const std::string& t = file.texts[text_id]->source->text;
     begin_ = t.data();
     p_ = begin_;
@@ -503,7 +502,7 @@ std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& 
     auto main = std::make_unique<syntax::Text>();
     main->source = &text;
     file.texts.push_back(std::move(main));
-    Parser parser(file, 0, options, cache, diags, 0);
+    Parser parser(file, 0, options, cache, diags);
     try {
         parser.top_level();
     } catch (ParseAbort&) {

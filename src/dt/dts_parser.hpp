@@ -78,7 +78,7 @@ struct ParseAbort {}; // thrown inside the parser only, caught in parse()
 class Parser {
 public:
     Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& options, FileCache& cache,
-           Diagnostics& diags, int include_depth);
+           Diagnostics& diags);
 
     bool had_errors() const { return errors_; }
 
@@ -98,7 +98,6 @@ private:
     const ParseOptions& options_;
     FileCache& cache_;
     Diagnostics& diags_;
-    int include_depth_;
     const char* begin_ = nullptr;
     const char* p_ = nullptr;
     const char* end_ = nullptr;
