@@ -215,7 +215,7 @@ TEST_CASE("the boards preprocessed to learn their includes leave them in the cac
     const auto soc = cache.load((dir / "soc.dtsi").string());
     REQUIRE(soc != nullptr);
     CHECK(cache.include_memos(soc.get()).size() == 1);
-    // Without the affected pass the same cache holds no memo for it.
+    // The control: a cache no pass has used holds no memo for it.
     dt::FileCache fresh;
     const auto unread = fresh.load((dir / "soc.dtsi").string());
     REQUIRE(unread != nullptr);
