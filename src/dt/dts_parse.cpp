@@ -260,7 +260,10 @@ void Parser::skip_slow() {
             continue;
         }
         if (is_space(c)) {
-            ++p_;
+            // Indentation and line ends come in runs: skip the run before looking again.
+            do
+                ++p_;
+            while (p_ < end_ && is_space(*p_));
         } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
             const char* close = nullptr;
             for (const char* q = p_ + 2; q + 1 < end_; ++q)

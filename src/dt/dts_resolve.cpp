@@ -375,10 +375,16 @@ void Resolver::top_level(const syntax::TopLevel& item) {
 }
 
 void Resolver::fill_paths(BNode& n, const std::string& parent_path) {
-    if (&n == root_)
+    // Built in place: one allocation a node (the concatenation made two temporaries).
+    n.fullpath.clear();
+    if (&n == root_) {
         n.fullpath = "/";
-    else
-        n.fullpath = parent_path + (parent_path == "/" ? "" : "/") + std::string(n.name);
+    } else {
+        n.fullpath.reserve(parent_path.size() + 1 + n.name.size());
+        n.fullpath.append(parent_path);
+        if (parent_path != "/") n.fullpath.push_back('/');
+        n.fullpath.append(n.name);
+    }
     for (BNode* c : n.children)
         fill_paths(*c, n.fullpath);
 }
