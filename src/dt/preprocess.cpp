@@ -167,6 +167,121 @@ void Engine::out_token(const Token& t, bool expanded) {
     last_expanded_ = expanded;
 }
 
+namespace {
+
+bool run_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+bool run_ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool run_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool run_ident(char c) {
+    return run_ident_start(c) || run_digit(c);
+}
+
+} // namespace
+
+// The same output as the loop of process_file() would write token by token (Lexer::next's
+// rules: identifiers, pp-numbers, quoted literals closed on their line, punctuators and other
+// characters), every identifier looked up as that loop does, so a memo records the same
+// dependencies. Whatever needs more than a copy stops the run: a macro name, a '/' (comments),
+// a newline before a line that may hold a directive, an identifier that prefixes a literal, an
+// unclosed quote.
+std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size_t cursor,
+                                 bool& line_start) {
+    if (!emitting_ || !file.splices.empty()) return cursor;
+    const std::string_view text = lexer.text();
+    const std::size_t n = text.size();
+    std::size_t i = cursor;
+    std::size_t last_token = std::string_view::npos; // where the run's last token begins
+    std::size_t after_token = cursor;                // the end of that token
+    bool newline_seen = false;
+    while (i < n) {
+        const char c = text[i];
+        if (run_blank(c)) {
+            ++i;
+            continue;
+        }
+        if (c == '\n') {
+            // The whole stretch of white space to the next token, or none of it: the loop
+            // writes a stretch with a comment as one piece, whose map starts at its first byte.
+            std::size_t j = i + 1;
+            while (j < n && (run_blank(text[j]) || text[j] == '\n'))
+                ++j;
+            if (j < n && (text[j] == '#' || text[j] == '/')) break;
+            i = j;
+            newline_seen = true;
+            continue;
+        }
+        const std::size_t begin = i;
+        if (run_ident_start(c)) {
+            std::size_t k = i + 1;
+            while (k < n && run_ident(text[k]))
+                ++k;
+            if (k < n && (text[k] == '"' || text[k] == '\'')) break;
+            const std::string_view word = text.substr(i, k - i);
+            if (peek_macro(word)) break;
+            find_macro(word); // not a macro: the look-up is still a dependency of the file
+            i = k;
+        } else if (run_digit(c) || (c == '.' && i + 1 < n && run_digit(text[i + 1]))) {
+            std::size_t k = i + 1;
+            while (k < n) {
+                const char d = text[k];
+                const char p = text[k - 1];
+                if ((d == '+' || d == '-') && (p == 'e' || p == 'E' || p == 'p' || p == 'P'))
+                    ++k;
+                else if (run_ident(d) || d == '.')
+                    ++k;
+                else
+                    break;
+            }
+            i = k;
+        } else if (c == '"' || c == '\'') {
+            std::size_t k = i + 1;
+            bool closed = false;
+            while (k < n && text[k] != '\n') {
+                if (text[k] == c) {
+                    closed = true;
+                    break;
+                }
+                if (text[k] == '\\' && k + 1 < n && text[k + 1] != '\n') ++k;
+                ++k;
+            }
+            if (!closed) break;
+            i = k + 1;
+        } else if (c == '/' || c == '\\') {
+            break;
+        } else {
+            // A punctuator ("<<=", "##") or another character, as the lexer splits them.
+            lexer.set_position(i);
+            i = lexer.next().end;
+        }
+        last_token = begin;
+        after_token = i;
+        newline_seen = false;
+    }
+    // Blanks the run ended on stay for the loop (it writes them as the gap before its token).
+    const std::size_t stop = newline_seen ? i : after_token;
+    lexer.set_position(stop);
+    if (stop == cursor) return cursor;
+    out_verbatim(&file, cursor, text.substr(cursor, stop - cursor));
+    if (stop == after_token && last_token != std::string_view::npos) {
+        // The token before the next one, for avoid_paste() after a macro's expansion.
+        Lexer relex(file);
+        relex.set_position(last_token);
+        last_ = relex.next();
+        have_last_ = true;
+        last_expanded_ = false;
+    } else {
+        have_last_ = false;
+    }
+    line_start = newline_seen && stop == i;
+    return stop;
+}
+
 // ---------------------------------------------------------------- files
 
 void Engine::process_file(const SourceFile& file, int found_in) {
@@ -225,6 +340,7 @@ void Engine::process_file(const SourceFile& file, int found_in) {
             out_synthetic(&file, t.offset, " ");
         out_token(t, false);
         cursor = t.end;
+        cursor = verbatim_run(lexer, file, cursor, line_start);
     }
     if (!failed_) {
         out_gap(lexer, file, cursor, lexer.text().size());

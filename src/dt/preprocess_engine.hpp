@@ -183,6 +183,12 @@ private:
     void out_gap(Lexer& lexer, const SourceFile& file, std::size_t begin, std::size_t end);
 
     void out_token(const Token& t, bool expanded);
+    // After a plain token at `cursor`: copies the text that follows in one piece as long as no
+    // macro, directive, comment or line splice can change it (the common case of a .dtsi);
+    // returns where the token-by-token loop goes on. `line_start` says whether only blanks
+    // follow a newline there.
+    std::size_t verbatim_run(Lexer& lexer, const SourceFile& file, std::size_t cursor,
+                             bool& line_start);
 
     // ---------------------------------------------------------------- macro table
 

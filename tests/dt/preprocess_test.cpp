@@ -233,6 +233,59 @@ TEST_CASE("comments, strings and line splicing") {
     CHECK(pp("/* a\n */ #define X 5\nX\n") == "5");
 }
 
+// Text that no macro, directive or comment touches is copied in runs (Engine::verbatim_run);
+// each case below ends such a run in a way that the token-by-token loop must take over exactly.
+TEST_CASE("verbatim runs end where tokens need the loop") {
+    auto raw = [](const std::string& text) {
+        Scratch s;
+        auto r = run_file(s.write("t.dts", text));
+        REQUIRE(r.result);
+        return r.result->text;
+    };
+    // A directive after a comment at the start of a line is still a directive.
+    CHECK(pp("a b\n  /* c */ #define X 1\nX\n") == "a b 1");
+    CHECK(pp("a b\n\n  #define Y 2\nY c\n") == "a b 2 c");
+    // The last token of a run still keeps a macro's expansion from pasting onto it.
+    CHECK(raw("#define P +1\nx = a+P;\n").find("a+ +1;") != std::string::npos);
+    CHECK(raw("#define Q -1\nx = a - -Q;\n").find("a - - -1;") != std::string::npos);
+    // pp-numbers swallow what looks like an identifier; literal prefixes are not macros.
+    CHECK(raw("#define E 5\nv = <1e+E 0x1E>;\n").find("v = <1e+E 0x1E>;") != std::string::npos);
+    CHECK(raw("#define L 7\nx = L\"s\" L;\n").find("x = L\"s\" 7;") != std::string::npos);
+    // '#' inside a line, '@' and a lone quote pass through as written.
+    CHECK(raw("a # b ## c @d\n").find("a # b ## c @d") != std::string::npos);
+    CHECK(raw("a 'b\n").find("a 'b") != std::string::npos);
+    // A macro at the start of a line after a run, and one right after a string.
+    CHECK(pp("#define M 2\na \"s\"\nM \"t\"M\n") == "a \"s\" 2 \"t\" 2");
+
+    // The map: the white space from the end of a line to a comment is one piece that starts
+    // right after the last token, as the token-by-token loop writes it.
+    Scratch s;
+    const std::string path = s.write("m.dts", "ranges;\n\n\t/* c */\nnext;\n");
+    auto r = run_file(path);
+    REQUIRE(r.result);
+    const auto& out = *r.result;
+    const std::size_t comment = out.text.find(' ');
+    REQUIRE(comment != std::string::npos);
+    bool found = false;
+    for (const auto& seg : out.segments)
+        if (seg.out_begin <= comment && comment < seg.out_end) {
+            found = true;
+            CHECK_FALSE(seg.verbatim);
+            CHECK(seg.src_begin == 7); // the newline after "ranges;"
+        }
+    CHECK(found);
+    CHECK(out.locate(out.text.find("next")) == Location{path, 4, 1});
+
+    // The same within a line: the blank before a comment belongs to the comment's piece.
+    auto inline_comment = run_file(s.write("n.dts", "a /* c */ b;\n"));
+    REQUIRE(inline_comment.result);
+    const auto& segs = inline_comment.result->segments;
+    REQUIRE(segs.size() >= 2);
+    CHECK(segs[0].out_end == 1); // "a"
+    CHECK_FALSE(segs[1].verbatim);
+    CHECK(segs[1].src_begin == 1);
+}
+
 TEST_CASE("includes: quoted, angled, -I, kernel tree, guards and #pragma once") {
     Scratch s;
     s.write("inc/dt-bindings/gpio.h",
