@@ -224,7 +224,8 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
             if (k < n && (text[k] == '"' || text[k] == '\'')) break;
             const std::string_view word = text.substr(i, k - i);
             if (peek_macro(word)) break;
-            find_macro(word); // not a macro: the look-up is still a dependency of the file
+            // Not a macro: the look-up is still a dependency of the file (as find_macro records).
+            if (frames_.size() > 1) events_.push_back({word, 0, 0, Event::Kind::lookup});
             i = k;
         } else if (run_digit(c) || (c == '.' && i + 1 < n && run_digit(text[i + 1]))) {
             std::size_t k = i + 1;
