@@ -167,23 +167,6 @@ void Engine::out_token(const Token& t, bool expanded) {
     last_expanded_ = expanded;
 }
 
-namespace {
-
-bool run_blank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-bool run_ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool run_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool run_ident(char c) {
-    return run_ident_start(c) || run_digit(c);
-}
-
-} // namespace
-
 // The same output as the loop of process_file() would write token by token (Lexer::next's
 // rules: identifiers, pp-numbers, quoted literals closed on their line, punctuators and other
 // characters), every identifier looked up as that loop does, so a memo records the same
@@ -201,7 +184,7 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
     bool newline_seen = false;
     while (i < n) {
         const char c = text[i];
-        if (run_blank(c)) {
+        if (Lexer::is_blank(c)) {
             ++i;
             continue;
         }
@@ -209,7 +192,7 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
             // The whole stretch of white space to the next token, or none of it: the loop
             // writes a stretch with a comment as one piece, whose map starts at its first byte.
             std::size_t j = i + 1;
-            while (j < n && (run_blank(text[j]) || text[j] == '\n'))
+            while (j < n && (Lexer::is_blank(text[j]) || text[j] == '\n'))
                 ++j;
             if (j < n && (text[j] == '#' || text[j] == '/')) break;
             i = j;
@@ -217,42 +200,21 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
             continue;
         }
         const std::size_t begin = i;
-        if (run_ident_start(c)) {
-            std::size_t k = i + 1;
-            while (k < n && run_ident(text[k]))
-                ++k;
+        if (Lexer::starts_identifier(c)) {
+            const std::size_t k = lexer.identifier_end(i);
             if (k < n && (text[k] == '"' || text[k] == '\'')) break;
             const std::string_view word = text.substr(i, k - i);
             if (peek_macro(word)) break;
             // Not a macro: the look-up is still a dependency of the file (as find_macro records).
             if (frames_.size() > 1) events_.push_back({word, 0, 0, Event::Kind::lookup});
             i = k;
-        } else if (run_digit(c) || (c == '.' && i + 1 < n && run_digit(text[i + 1]))) {
-            std::size_t k = i + 1;
-            while (k < n) {
-                const char d = text[k];
-                const char p = text[k - 1];
-                if ((d == '+' || d == '-') && (p == 'e' || p == 'E' || p == 'p' || p == 'P'))
-                    ++k;
-                else if (run_ident(d) || d == '.')
-                    ++k;
-                else
-                    break;
-            }
-            i = k;
+        } else if (lexer.starts_number(i)) {
+            i = lexer.number_end(i);
         } else if (c == '"' || c == '\'') {
-            std::size_t k = i + 1;
             bool closed = false;
-            while (k < n && text[k] != '\n') {
-                if (text[k] == c) {
-                    closed = true;
-                    break;
-                }
-                if (text[k] == '\\' && k + 1 < n && text[k + 1] != '\n') ++k;
-                ++k;
-            }
+            const std::size_t k = lexer.quoted_end(i, c, closed);
             if (!closed) break;
-            i = k + 1;
+            i = k;
         } else if (c == '/' || c == '\\') {
             break;
         } else {

@@ -70,6 +70,17 @@ public:
     // True when [begin, end) of the spliced text contains no splice (so it equals the original).
     bool clean(std::size_t begin, std::size_t end) const;
 
+    // The pieces next() is made of, for a scanner that copies text without making tokens
+    // (Engine::verbatim_run): where the piece that starts at `pos` ends.
+    static bool is_blank(char c); // a blank other than a newline
+    static bool starts_identifier(char c);
+    bool starts_number(std::size_t pos) const;
+    std::size_t identifier_end(std::size_t pos) const;
+    std::size_t number_end(std::size_t pos) const; // a pp-number: "0x1f", "1e+5", ".5UL"
+    // End of a quoted literal starting at `begin` (the quote), or begin + 1 with ok = false if
+    // it is not closed on its line.
+    std::size_t quoted_end(std::size_t begin, char quote, bool& ok) const;
+
     bool report_errors = true;
     const char* error = nullptr;
     std::size_t error_offset = 0;
@@ -77,7 +88,6 @@ public:
 private:
     void skip_blank(bool& ws);
     Token make(Kind kind, std::size_t begin, std::size_t end, bool ws);
-    std::size_t lex_quoted(std::size_t begin, char quote, bool& ok);
 
     const SourceFile& file_;
     std::string_view text_;

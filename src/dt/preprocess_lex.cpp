@@ -97,7 +97,7 @@ void Lexer::skip_blank(bool& ws) {
     const std::size_t n = text_.size();
     while (pos_ < n) {
         const char c = text_[pos_];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        if (is_blank(c)) {
             ++pos_;
             ws = true;
         } else if (c == '/' && pos_ + 1 < n && text_[pos_ + 1] == '*') {
@@ -133,9 +133,44 @@ Token Lexer::make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
     return t;
 }
 
-// End of a quoted literal starting at `begin` (the quote), or begin + 1 with ok = false if it
-// is not closed on this line.
-std::size_t Lexer::lex_quoted(std::size_t begin, char quote, bool& ok) {
+bool Lexer::is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool Lexer::starts_identifier(char c) {
+    return is_ident_start(static_cast<unsigned char>(c));
+}
+
+bool Lexer::starts_number(std::size_t pos) const {
+    const auto c = static_cast<unsigned char>(text_[pos]);
+    return is_digit(c) || (c == '.' && pos + 1 < text_.size() &&
+                           is_digit(static_cast<unsigned char>(text_[pos + 1])));
+}
+
+std::size_t Lexer::identifier_end(std::size_t pos) const {
+    std::size_t i = pos + 1;
+    while (i < text_.size() && is_ident_char(static_cast<unsigned char>(text_[i])))
+        ++i;
+    return i;
+}
+
+std::size_t Lexer::number_end(std::size_t pos) const {
+    std::size_t i = pos + 1;
+    while (i < text_.size()) {
+        const auto d = static_cast<unsigned char>(text_[i]);
+        if ((d == '+' || d == '-') && (text_[i - 1] == 'e' || text_[i - 1] == 'E' ||
+                                       text_[i - 1] == 'p' || text_[i - 1] == 'P')) {
+            ++i;
+        } else if (is_ident_char(d) || d == '.') {
+            ++i;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+std::size_t Lexer::quoted_end(std::size_t begin, char quote, bool& ok) const {
     const std::size_t n = text_.size();
     std::size_t i = begin + 1;
     while (i < n) {
@@ -164,15 +199,13 @@ Token Lexer::next() {
         return make(Kind::newline, begin, pos_, ws);
     }
     if (is_ident_start(c)) {
-        std::size_t i = pos_ + 1;
-        while (i < n && is_ident_char(static_cast<unsigned char>(text_[i])))
-            ++i;
+        const std::size_t i = identifier_end(pos_);
         // Encoding prefixes of string and character literals.
         const std::string_view word = text_.substr(pos_, i - pos_);
         if (i < n && (text_[i] == '"' || text_[i] == '\'') &&
             (word == "L" || word == "u" || word == "U" || word == "u8")) {
             bool ok = false;
-            const std::size_t end = lex_quoted(i, text_[i], ok);
+            const std::size_t end = quoted_end(i, text_[i], ok);
             if (ok) {
                 pos_ = end;
                 return make(text_[i] == '"' ? Kind::string : Kind::character, begin, end, ws);
@@ -181,26 +214,14 @@ Token Lexer::next() {
         pos_ = i;
         return make(Kind::identifier, begin, i, ws);
     }
-    if (is_digit(c) ||
-        (c == '.' && pos_ + 1 < n && is_digit(static_cast<unsigned char>(text_[pos_ + 1])))) {
-        std::size_t i = pos_ + 1;
-        while (i < n) {
-            const auto d = static_cast<unsigned char>(text_[i]);
-            if ((d == '+' || d == '-') && (text_[i - 1] == 'e' || text_[i - 1] == 'E' ||
-                                           text_[i - 1] == 'p' || text_[i - 1] == 'P')) {
-                ++i;
-            } else if (is_ident_char(d) || d == '.') {
-                ++i;
-            } else {
-                break;
-            }
-        }
+    if (starts_number(pos_)) {
+        const std::size_t i = number_end(pos_);
         pos_ = i;
         return make(Kind::number, begin, i, ws);
     }
     if (c == '"' || c == '\'') {
         bool ok = false;
-        const std::size_t end = lex_quoted(pos_, static_cast<char>(c), ok);
+        const std::size_t end = quoted_end(pos_, static_cast<char>(c), ok);
         if (!ok) {
             // gcc in assembler-with-cpp mode passes a lone quote through as an ordinary
             // character; an unterminated string is still an error for us (dtc would reject it).
