@@ -179,8 +179,8 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
     const std::string_view text = lexer.text();
     const std::size_t n = text.size();
     std::size_t i = cursor;
-    std::size_t last_token = std::string_view::npos; // where the run's last token begins
-    std::size_t after_token = cursor;                // the end of that token
+    std::size_t last_token = cursor;  // where the run's last token begins
+    std::size_t after_token = cursor; // the end of that token
     bool newline_seen = false;
     while (i < n) {
         const char c = text[i];
@@ -226,22 +226,26 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
         after_token = i;
         newline_seen = false;
     }
-    // Blanks the run ended on stay for the loop (it writes them as the gap before its token).
+    // White space that holds a newline was checked to the next token and is written with the
+    // run; blanks after the last token of a line stay for the loop, which writes them in one gap
+    // with what follows (a comment), as it always has.
     const std::size_t stop = newline_seen ? i : after_token;
-    lexer.set_position(stop);
-    if (stop == cursor) return cursor;
+    if (stop == cursor) {
+        lexer.set_position(cursor);
+        return cursor;
+    }
     out_verbatim(&file, cursor, text.substr(cursor, stop - cursor));
-    if (stop == after_token && last_token != std::string_view::npos) {
-        // The token before the next one, for avoid_paste() after a macro's expansion.
-        Lexer relex(file);
-        relex.set_position(last_token);
-        last_ = relex.next();
+    line_start = newline_seen;
+    if (newline_seen) {
+        have_last_ = false;
+    } else {
+        // It ends on a token: the one before the next, for avoid_paste() after an expansion.
+        lexer.set_position(last_token);
+        last_ = lexer.next();
         have_last_ = true;
         last_expanded_ = false;
-    } else {
-        have_last_ = false;
     }
-    line_start = newline_seen && stop == i;
+    lexer.set_position(stop);
     return stop;
 }
 
