@@ -16,7 +16,7 @@ bool Parser::literal(std::uint64_t& value, bool& plain) {
     const char* start = p_;
     boost::iterator_range<const char*> digits;
     if (!match(p_, end_, integer_digits, digits)) return false;
-    match(p_, end_, integer_suffix);
+    if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
     if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
         fail(start, fmt::format("bad integer literal '{}'",
                                 std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
@@ -75,20 +75,12 @@ std::uint64_t Parser::integer_prim(int depth, bool* plain_out) {
     return v;
 }
 
-// Operators, matched after skip(); longest first.
-bool Parser::op(std::string_view o) {
+// The single-character operator `c` at the next token ('!' not when it starts "!=").
+bool Parser::op(char c) {
     skip();
-    if (static_cast<std::size_t>(end_ - p_) < o.size() || std::memcmp(p_, o.data(), o.size()))
-        return false;
-    // '<' must not take "<<" or "<="; '>' not ">>" / ">="; '&' not "&&"; '|' not "||".
-    if (o.size() == 1 && p_ + 1 < end_) {
-        char n = p_[1];
-        if ((o[0] == '<' && (n == '<' || n == '=')) || (o[0] == '>' && (n == '>' || n == '=')) ||
-            (o[0] == '&' && n == '&') || (o[0] == '|' && n == '|') || (o[0] == '=' && n == '=') ||
-            (o[0] == '!' && n == '='))
-            return false;
-    }
-    p_ += o.size();
+    if (p_ >= end_ || *p_ != c) return false;
+    if (c == '!' && p_ + 1 < end_ && p_[1] == '=') return false;
+    ++p_;
     return true;
 }
 
@@ -98,7 +90,7 @@ std::uint64_t Parser::expr(int depth) {
         fail(p_, fmt::format("expression nested deeper than {} levels {}",
                              options_.limits.node_depth, limit_hint("node-depth")));
     std::uint64_t c = binary(0, depth);
-    if (op("?")) {
+    if (op('?')) {
         std::uint64_t a = expr(depth + 1);
         expect(':', "in the conditional expression");
         std::uint64_t b = expr(depth + 1);
@@ -109,8 +101,31 @@ std::uint64_t Parser::expr(int depth) {
 
 namespace {
 
+enum class Binary : std::uint8_t {
+    none,
+    lor,
+    land,
+    bor,
+    bxor,
+    band,
+    eq,
+    ne,
+    lt,
+    gt,
+    le,
+    ge,
+    shl,
+    shr,
+    add,
+    sub,
+    mul,
+    div,
+    mod
+};
+
 struct BinaryOp {
-    std::string_view text;
+    Binary kind = Binary::none;
+    int size = 0;   // characters of its spelling
     int level = -1; // 0 (||) to 9 (* / %); -1: no binary operator here
 };
 
@@ -121,29 +136,33 @@ BinaryOp binary_op_at(const char* p, const char* end) {
     const char n = p + 1 < end ? p[1] : '\0';
     switch (*p) {
     case '|':
-        return n == '|' ? BinaryOp{"||", 0} : BinaryOp{"|", 2};
+        return n == '|' ? BinaryOp{Binary::lor, 2, 0} : BinaryOp{Binary::bor, 1, 2};
     case '&':
-        return n == '&' ? BinaryOp{"&&", 1} : BinaryOp{"&", 4};
+        return n == '&' ? BinaryOp{Binary::land, 2, 1} : BinaryOp{Binary::band, 1, 4};
     case '^':
-        return {"^", 3};
+        return {Binary::bxor, 1, 3};
     case '=':
-        return n == '=' ? BinaryOp{"==", 5} : BinaryOp{};
+        return n == '=' ? BinaryOp{Binary::eq, 2, 5} : BinaryOp{};
     case '!':
-        return n == '=' ? BinaryOp{"!=", 5} : BinaryOp{};
+        return n == '=' ? BinaryOp{Binary::ne, 2, 5} : BinaryOp{};
     case '<':
-        return n == '<' ? BinaryOp{"<<", 7} : n == '=' ? BinaryOp{"<=", 6} : BinaryOp{"<", 6};
+        return n == '<'   ? BinaryOp{Binary::shl, 2, 7}
+               : n == '=' ? BinaryOp{Binary::le, 2, 6}
+                          : BinaryOp{Binary::lt, 1, 6};
     case '>':
-        return n == '>' ? BinaryOp{">>", 7} : n == '=' ? BinaryOp{">=", 6} : BinaryOp{">", 6};
+        return n == '>'   ? BinaryOp{Binary::shr, 2, 7}
+               : n == '=' ? BinaryOp{Binary::ge, 2, 6}
+                          : BinaryOp{Binary::gt, 1, 6};
     case '+':
-        return {"+", 8};
+        return {Binary::add, 1, 8};
     case '-':
-        return {"-", 8};
+        return {Binary::sub, 1, 8};
     case '*':
-        return {"*", 9};
+        return {Binary::mul, 1, 9};
     case '/':
-        return {"/", 9};
+        return {Binary::div, 1, 9};
     case '%':
-        return {"%", 9};
+        return {Binary::mod, 1, 9};
     default:
         return {};
     }
@@ -161,48 +180,69 @@ std::uint64_t Parser::binary(int min_level, int depth) {
         const char* at = p_;
         const BinaryOp o = binary_op_at(p_, end_);
         if (o.level < min_level || o.level < 0) return lhs;
-        p_ += o.text.size();
+        p_ += o.size;
         const std::uint64_t rhs = binary(o.level + 1, depth);
-        const std::string_view t = o.text;
-        if (t == "||")
+        switch (o.kind) {
+        case Binary::lor:
             lhs = (lhs || rhs) ? 1 : 0;
-        else if (t == "&&")
+            break;
+        case Binary::land:
             lhs = (lhs && rhs) ? 1 : 0;
-        else if (t == "|")
+            break;
+        case Binary::bor:
             lhs |= rhs;
-        else if (t == "^")
+            break;
+        case Binary::bxor:
             lhs ^= rhs;
-        else if (t == "&")
+            break;
+        case Binary::band:
             lhs &= rhs;
-        else if (t == "==")
+            break;
+        case Binary::eq:
             lhs = lhs == rhs;
-        else if (t == "!=")
+            break;
+        case Binary::ne:
             lhs = lhs != rhs;
-        else if (t == "<")
+            break;
+        case Binary::lt:
             lhs = lhs < rhs;
-        else if (t == ">")
+            break;
+        case Binary::gt:
             lhs = lhs > rhs;
-        else if (t == "<=")
+            break;
+        case Binary::le:
             lhs = lhs <= rhs;
-        else if (t == ">=")
+            break;
+        case Binary::ge:
             lhs = lhs >= rhs;
-        else if (t == "<<")
+            break;
+        case Binary::shl:
             lhs = rhs < 64 ? lhs << rhs : 0;
-        else if (t == ">>")
+            break;
+        case Binary::shr:
             lhs = rhs < 64 ? lhs >> rhs : 0;
-        else if (t == "+")
+            break;
+        case Binary::add:
             lhs += rhs;
-        else if (t == "-")
+            break;
+        case Binary::sub:
             lhs -= rhs;
-        else if (t == "*")
+            break;
+        case Binary::mul:
             lhs *= rhs;
-        else if (rhs == 0) {
-            error(at, "division by zero");
-            lhs = 0;
-        } else if (t == "/")
-            lhs /= rhs;
-        else
-            lhs %= rhs;
+            break;
+        case Binary::div:
+        case Binary::mod:
+            if (rhs == 0) {
+                error(at, "division by zero");
+                lhs = 0;
+            } else {
+                lhs = o.kind == Binary::div ? lhs / rhs : lhs % rhs;
+            }
+            break;
+        case Binary::none:
+            break;
+        }
     }
 }
 
@@ -210,9 +250,9 @@ std::uint64_t Parser::unary(int depth) {
     if (depth > options_.limits.node_depth)
         fail(p_, fmt::format("expression nested deeper than {} levels {}",
                              options_.limits.node_depth, limit_hint("node-depth")));
-    if (op("-")) return ~unary(depth + 1) + 1;
-    if (op("~")) return ~unary(depth + 1);
-    if (op("!")) return unary(depth + 1) == 0 ? 1 : 0;
+    if (op('-')) return ~unary(depth + 1) + 1;
+    if (op('~')) return ~unary(depth + 1);
+    if (op('!')) return unary(depth + 1) == 0 ? 1 : 0;
     return integer_prim(depth);
 }
 

@@ -24,6 +24,10 @@ namespace dts_parser {
 // dtc's data_copy_escape_string/get_escape_char (util.c) on the text between the quotes.
 // Returns false with `bad` set for "\x" without hex digits.
 bool decode_escapes(std::string_view in, std::string& out, std::size_t& bad) {
+    if (in.empty() || std::memchr(in.data(), '\\', in.size()) == nullptr) { // most have no escape
+        out.assign(in);
+        return true;
+    }
     out.clear();
     out.reserve(in.size());
     for (std::size_t i = 0; i < in.size();) {
@@ -310,8 +314,7 @@ bool Parser::try_line_marker() {
     return true;
 }
 
-bool Parser::keyword(std::string_view kw) {
-    skip();
+bool Parser::keyword_here(std::string_view kw) {
     if (static_cast<std::size_t>(end_ - p_) >= kw.size() &&
         std::memcmp(p_, kw.data(), kw.size()) == 0) {
         p_ += kw.size();
@@ -340,19 +343,19 @@ void Parser::expect(char c, const char* context) {
     fail(p_, unexpected(fmt::format("'{}' {}", c, context)));
 }
 
-// Zero or more "name:" labels.
+// Zero or more "name:" labels. Most calls stand on a property or node name, which reads like a
+// label up to the missing ':': the LABEL token is scanned by hand so that case costs one pass.
 std::vector<syntax::Label> Parser::parse_labels() {
     std::vector<syntax::Label> labels;
     for (;;) {
         skip();
-        const char* q = p_;
-        boost::iterator_range<const char*> range;
-        if (match(q, end_, label_name, range) && q < end_ && *q == ':') {
-            labels.push_back({std::string_view(range.begin(), range.size()), span(p_, q + 1)});
-            p_ = q + 1;
-        } else {
-            return labels;
-        }
+        if (p_ >= end_ || !starts_label(*p_)) return labels;
+        const char* q = p_ + 1;
+        while (q < end_ && (starts_label(*q) || (*q >= '0' && *q <= '9')))
+            ++q;
+        if (q >= end_ || *q != ':') return labels;
+        labels.push_back({std::string_view(p_, static_cast<std::size_t>(q - p_)), span(p_, q + 1)});
+        p_ = q + 1;
     }
 }
 

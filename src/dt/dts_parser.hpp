@@ -62,6 +62,9 @@ inline bool is_propnode_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            std::strchr(",._+*#?@-", c) != nullptr;
 }
+inline bool starts_label(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 inline int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -114,6 +117,8 @@ private:
     }
     // A span that starts in one text and ends in another is cut at the end of the first.
     TextSpan span(const char* b, const char* e) const {
+        std::less_equal<const char*> le; // pointers of different texts: a total order
+        if (le(begin_, b) && le(b, e) && le(e, end_)) return {text_id_, offset(b), offset(e)};
         auto tb = text_of(b);
         if (tb == text_id_ && text_of(e) == text_id_) return {text_id_, offset(b), offset(e)};
         return {tb, offset_in(tb, b), file_.texts[tb]->source->text.size()};
@@ -159,7 +164,13 @@ private:
 
     bool try_line_marker();
 
-    bool keyword(std::string_view kw);
+    // Every keyword starts with '/': most calls stand on a name or a value and return at once.
+    bool keyword(std::string_view kw) {
+        skip();
+        if (p_ >= end_ || *p_ != '/') return false;
+        return keyword_here(kw);
+    }
+    bool keyword_here(std::string_view kw);
     bool keyword_ahead() const;
 
     void expect(char c, const char* context);
@@ -193,6 +204,7 @@ private:
     void push_labels(syntax::Property& prop);
 
     void cells(syntax::ValueItem& item);
+    std::vector<syntax::Cell> cell_scratch_; // cells(): the value being read
 
     void bytes(syntax::ValueItem& item);
 
@@ -223,7 +235,7 @@ private:
 
     std::uint64_t integer_prim(int depth, bool* plain_out = nullptr);
 
-    bool op(std::string_view o);
+    bool op(char c);
 
     std::uint64_t expr(int depth);
 

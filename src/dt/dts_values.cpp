@@ -96,16 +96,24 @@ std::string Parser::string_literal() {
 
 // Inside '<' ... '>'.
 void Parser::cells(syntax::ValueItem& item) {
+    // Collected in a buffer the parser keeps, then copied once: a value's vector is allocated
+    // at its size instead of growing cell by cell.
+    std::vector<syntax::Cell>& cells = cell_scratch_;
+    cells.clear();
     for (;;) {
         skip();
         if (p_ >= end_) fail(p_, unexpected("'>'"));
         if (*p_ == '>') {
             ++p_;
+            item.cells.assign(std::make_move_iterator(cells.begin()),
+                              std::make_move_iterator(cells.end()));
             return;
         }
         const char* start = p_;
         syntax::Cell cell;
-        if (*p_ == '&') {
+        if (*p_ >= '0' && *p_ <= '9') {
+            cell.value = integer_prim(0, &cell.plain_literal); // no label starts with a digit
+        } else if (*p_ == '&') {
             cell.kind = syntax::Cell::Kind::reference;
             cell.ref = reference();
             if (item.bits != 32)
@@ -118,20 +126,20 @@ void Parser::cells(syntax::ValueItem& item) {
                     lc.kind = syntax::Cell::Kind::label;
                     lc.span = l.span;
                     lc.name = std::move(l.name);
-                    item.cells.push_back(std::move(lc));
+                    cells.push_back(std::move(lc));
                 }
                 continue;
             }
             cell.value = integer_prim(0, &cell.plain_literal);
-            if (item.bits < 64) {
-                const std::uint64_t mask = (std::uint64_t{1} << item.bits) - 1;
-                if (cell.value > mask && (cell.value | mask) != ~std::uint64_t{0})
-                    warning(start, fmt::format("value 0x{:x} truncated to 0x{:x} ({}-bit cell)",
-                                               cell.value, cell.value & mask, item.bits));
-            }
+        }
+        if (cell.kind == syntax::Cell::Kind::integer && item.bits < 64) {
+            const std::uint64_t mask = (std::uint64_t{1} << item.bits) - 1;
+            if (cell.value > mask && (cell.value | mask) != ~std::uint64_t{0})
+                warning(start, fmt::format("value 0x{:x} truncated to 0x{:x} ({}-bit cell)",
+                                           cell.value, cell.value & mask, item.bits));
         }
         cell.span = span(start, p_);
-        item.cells.push_back(std::move(cell));
+        cells.push_back(std::move(cell));
     }
 }
 

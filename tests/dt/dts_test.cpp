@@ -1,5 +1,6 @@
 // DTS parser and resolver: every language feature and every error, with exact locations.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -503,6 +504,31 @@ TEST_CASE("dts: resolution errors are located exactly") {
         auto l = load(c.source);
         CHECK_FALSE(l->tree);
         CHECK(l->first_error() == c.error);
+    }
+}
+
+TEST_CASE("dts: duplicate names among many children and properties are found") {
+    // Long lists are checked by sorting their names (short ones pairwise): the duplicate must
+    // be reported at the same place either way, and a long list without one is accepted.
+    for (const bool props : {false, true}) {
+        for (const int count : {3, 17, 40}) {
+            std::string body;
+            for (int i = 0; i < count; ++i)
+                body += props ? fmt::format(" p{};", i) : fmt::format(" c{} {{ }};", i);
+            CAPTURE(props);
+            CAPTURE(count);
+            auto clean = load("/dts-v1/;\n/ {" + body + " };\n");
+            CHECK_MESSAGE(clean->tree, clean->first_error());
+            const std::string dup = props ? " p1;" : " c1 { };";
+            const std::string source = "/dts-v1/;\n/ {" + body + dup + " };\n";
+            auto l = load(source);
+            CHECK_FALSE(l->tree);
+            const std::size_t line2 = source.find('\n') + 1;
+            const std::size_t column = source.rfind(dup) + 1 - line2 + 1;
+            CHECK(l->first_error() == fmt::format("t.dts:2:{}: error: duplicate {} name '{}1'",
+                                                  column, props ? "property" : "node",
+                                                  props ? "p" : "c"));
+        }
     }
 }
 
