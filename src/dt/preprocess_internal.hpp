@@ -13,6 +13,32 @@
 
 namespace cmalign::dt::pp {
 
+// Character classes by table: the lexer's inner loops.
+struct CharClasses {
+    bool ident_start[256] = {};
+    bool ident[256] = {};
+    bool punct[256] = {};
+    constexpr CharClasses() {
+        for (int c = 0; c < 256; ++c) {
+            ident_start[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+            ident[c] = ident_start[c] || (c >= '0' && c <= '9');
+        }
+        for (const char* p = "!%&()*+,-./:;<=>?[]^{|}~#"; *p; ++p)
+            punct[static_cast<unsigned char>(*p)] = true;
+    }
+};
+inline constexpr CharClasses kClasses;
+
+constexpr bool is_ident_start(unsigned char c) {
+    return kClasses.ident_start[c];
+}
+constexpr bool is_ident_char(unsigned char c) {
+    return kClasses.ident[c];
+}
+constexpr bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
+
 enum class Kind : std::uint8_t {
     identifier,
     number,    // a pp-number
@@ -72,10 +98,22 @@ public:
 
     // The pieces next() is made of, for a scanner that copies text without making tokens
     // (Engine::verbatim_run): where the piece that starts at `pos` ends.
-    static bool is_blank(char c); // a blank other than a newline
-    static bool starts_identifier(char c);
-    bool starts_number(std::size_t pos) const;
-    std::size_t identifier_end(std::size_t pos) const;
+    // (In line: they run for every byte verbatim_run copies.)
+    static bool is_blank(char c) { // a blank other than a newline
+        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    }
+    static bool starts_identifier(char c) { return is_ident_start(static_cast<unsigned char>(c)); }
+    bool starts_number(std::size_t pos) const {
+        const auto c = static_cast<unsigned char>(text_[pos]);
+        return is_digit(c) || (c == '.' && pos + 1 < text_.size() &&
+                               is_digit(static_cast<unsigned char>(text_[pos + 1])));
+    }
+    std::size_t identifier_end(std::size_t pos) const {
+        std::size_t i = pos + 1;
+        while (i < text_.size() && is_ident_char(static_cast<unsigned char>(text_[i])))
+            ++i;
+        return i;
+    }
     std::size_t number_end(std::size_t pos) const; // a pp-number: "0x1f", "1e+5", ".5UL"
     // End of a quoted literal starting at `begin` (the quote), or begin + 1 with ok = false if
     // it is not closed on its line.

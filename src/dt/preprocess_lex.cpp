@@ -8,32 +8,6 @@ namespace cmalign::dt::pp {
 
 namespace {
 
-// Character classes by table: the lexer's inner loops.
-struct CharClasses {
-    bool ident_start[256] = {};
-    bool ident[256] = {};
-    bool punct[256] = {};
-    constexpr CharClasses() {
-        for (int c = 0; c < 256; ++c) {
-            ident_start[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-            ident[c] = ident_start[c] || (c >= '0' && c <= '9');
-        }
-        for (const char* p = "!%&()*+,-./:;<=>?[]^{|}~#"; *p; ++p)
-            punct[static_cast<unsigned char>(*p)] = true;
-    }
-};
-constexpr CharClasses kClasses;
-
-constexpr bool is_ident_start(unsigned char c) {
-    return kClasses.ident_start[c];
-}
-constexpr bool is_ident_char(unsigned char c) {
-    return kClasses.ident[c];
-}
-constexpr bool is_digit(unsigned char c) {
-    return c >= '0' && c <= '9';
-}
-
 // Length of the operator or punctuator at `pos` (C's, without digraphs).
 std::size_t punct_length(std::string_view text, std::size_t pos) {
     const char c = text[pos];
@@ -131,27 +105,6 @@ Token Lexer::make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
     t.kind = kind;
     t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) | (clean(begin, end) ? verbatim : 0));
     return t;
-}
-
-bool Lexer::is_blank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-bool Lexer::starts_identifier(char c) {
-    return is_ident_start(static_cast<unsigned char>(c));
-}
-
-bool Lexer::starts_number(std::size_t pos) const {
-    const auto c = static_cast<unsigned char>(text_[pos]);
-    return is_digit(c) || (c == '.' && pos + 1 < text_.size() &&
-                           is_digit(static_cast<unsigned char>(text_[pos + 1])));
-}
-
-std::size_t Lexer::identifier_end(std::size_t pos) const {
-    std::size_t i = pos + 1;
-    while (i < text_.size() && is_ident_char(static_cast<unsigned char>(text_[i])))
-        ++i;
-    return i;
 }
 
 std::size_t Lexer::number_end(std::size_t pos) const {
