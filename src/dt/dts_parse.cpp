@@ -351,7 +351,7 @@ std::vector<syntax::Label> Parser::parse_labels() {
         skip();
         if (p_ >= end_ || !starts_label(*p_)) return labels;
         const char* q = p_ + 1;
-        while (q < end_ && (starts_label(*q) || (*q >= '0' && *q <= '9')))
+        while (q < end_ && is_label_char(*q))
             ++q;
         if (q >= end_ || *q != ':') return labels;
         labels.push_back({std::string_view(p_, static_cast<std::size_t>(q - p_)), span(p_, q + 1)});
@@ -362,11 +362,13 @@ std::vector<syntax::Label> Parser::parse_labels() {
 std::string_view Parser::name(const char* wanted) {
     skip();
     const char* q = p_;
-    if (q < end_ && *q == '\\') ++q;
-    boost::iterator_range<const char*> range;
-    if (!match(q, end_, propnode_name, range)) fail(p_, unexpected(wanted));
+    if (q < end_ && *q == '\\') ++q; // a leading backslash escapes a name that reads as a keyword
+    const char* first = q;
+    while (q < end_ && is_propnode_char(*q)) // PROPNODECHAR+
+        ++q;
+    if (q == first) fail(p_, unexpected(wanted));
     p_ = q;
-    return std::string_view(range.begin(), range.size());
+    return std::string_view(first, static_cast<std::size_t>(q - first));
 }
 
 // &label, &{/path}, &{label/path}

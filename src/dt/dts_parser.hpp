@@ -24,8 +24,6 @@ namespace x3 = boost::spirit::x3;
 
 // LABEL [a-zA-Z_][a-zA-Z0-9_]*, followed directly by ':' when it defines a label.
 const auto label_name = x3::raw[x3::char_("a-zA-Z_") >> *x3::char_("a-zA-Z0-9_")];
-// PROPNODECHAR [a-zA-Z0-9,._+*#?@-]; a leading backslash escapes names that look like keywords.
-const auto propnode_name = x3::raw[+x3::char_("a-zA-Z0-9,._+*#?@-")];
 // PATHCHAR is PROPNODECHAR or '/'.
 const auto path_chars = x3::raw[*x3::char_("a-zA-Z0-9,._+*#?@/-")];
 // ([0-9]+|0[xX][0-9a-fA-F]+) — the suffix is matched separately.
@@ -58,12 +56,35 @@ bool match(const char*& p, const char* end, const Rule& rule, Attr& attr) {
 inline bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
+// The classes of dtc's name characters by table: the parser's most frequent tests (every
+// property and node name is first read as a possible label).
+struct NameChars {
+    bool label_start[256] = {}; // [a-zA-Z_]
+    bool label[256] = {};       // [a-zA-Z0-9_]
+    bool propnode[256] = {};    // PROPNODECHAR [a-zA-Z0-9,._+*#?@-]
+    constexpr NameChars() {
+        for (int c = 0; c < 256; ++c) {
+            const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            const bool digit = c >= '0' && c <= '9';
+            label_start[c] = alpha || c == '_';
+            label[c] = label_start[c] || digit;
+        }
+        for (const char* p =
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._+*#?@-";
+             *p; ++p)
+            propnode[static_cast<unsigned char>(*p)] = true;
+    }
+};
+inline constexpr NameChars kNameChars;
+
 inline bool is_propnode_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::strchr(",._+*#?@-", c) != nullptr;
+    return kNameChars.propnode[static_cast<unsigned char>(c)];
 }
 inline bool starts_label(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return kNameChars.label_start[static_cast<unsigned char>(c)];
+}
+inline bool is_label_char(char c) {
+    return kNameChars.label[static_cast<unsigned char>(c)];
 }
 inline int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';

@@ -59,7 +59,8 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
             break;
         case K::string: {
             const std::size_t at = out.bytes.size();
-            out.bytes.insert(out.bytes.end(), item.data.begin(), item.data.end());
+            const std::string_view text = item.contents();
+            out.bytes.insert(out.bytes.end(), text.begin(), text.end());
             out.bytes.push_back(0);
             if (want_chunks) out.chunks.push_back({at, out.bytes.size() - at, item.span, false});
             break;

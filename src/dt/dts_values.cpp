@@ -31,7 +31,14 @@ void Parser::property_value(syntax::Property& prop) {
         syntax::ValueItem item;
         if (*p_ == '"') {
             item.kind = syntax::ValueItem::Kind::string;
-            item.data = string_literal();
+            const char* quote = p_;
+            boost::iterator_range<const char*> range;
+            if (!match(p_, end_, string_token, range)) fail(quote, "unterminated string");
+            const std::string_view inner(quote + 1, range.size() - 2);
+            if (inner.find('\\') == std::string_view::npos)
+                item.quoted = inner; // most strings: no copy
+            else
+                item.data = decoded_literal(quote, range.size());
         } else if (*p_ == '<') {
             item.kind = syntax::ValueItem::Kind::cells;
             ++p_;

@@ -97,6 +97,30 @@ TEST_CASE("dts: cells, strings, bytes and mixed values") {
                                    "0000000a");
 }
 
+TEST_CASE("dts: string values with and without escapes keep their bytes") {
+    // Strings without a backslash are kept as views into the text, the others decoded: both
+    // must give dtc's bytes.
+    auto l = load(R"(/dts-v1/;
+/ {
+    plain = "qcom,sdm845-gcc-with-a-long-name";
+    empty = "";
+    escaped = "a\tb\x41\101\"\\";
+    list = "one", "t\x77o", "", "three";
+};
+)");
+    REQUIRE_MESSAGE(l->tree, l->first_error());
+    const Tree& t = *l->tree;
+    CHECK(value_of(t, "/", "plain") == "71636f6d2c7364"
+                                       "6d3834352d6763"
+                                       "632d776974682d"
+                                       "612d6c6f6e672d"
+                                       "6e616d6500");
+    CHECK(value_of(t, "/", "empty") == "00");
+    CHECK(value_of(t, "/", "escaped") == "6109624141225c00");
+    CHECK(value_of(t, "/", "list") == "6f6e650074776f00007468726565"
+                                      "00");
+}
+
 TEST_CASE("dts: C integer expressions with dtc's operators") {
     auto l = load(R"(/dts-v1/;
 / {

@@ -72,13 +72,19 @@ struct ValueItem {
     enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
     Kind kind = Kind::cells;
     TextSpan span;
-    unsigned bits = 32;              // cells: /bits/ width
-    std::vector<Cell> cells;         // cells
-    std::string data;                // string: decoded, without the NUL; bytes; incbin: contents
+    unsigned bits = 32;      // cells: /bits/ width
+    std::vector<Cell> cells; // cells
+    // string: its bytes without the NUL, read through contents(): `quoted` when they are the
+    // text between the quotes (no escape: a view into the parsed text, as names are), else
+    // `data` with the escapes decoded. bytes, incbin: `data`.
+    std::string_view quoted;
+    std::string data;
     std::vector<Label> inner_labels; // bytes: labels written between bytes
     Reference ref;                   // reference (a path string outside < >)
     std::string incbin_file;         // incbin: the name as written
     Label label;                     // label
+
+    std::string_view contents() const { return data.empty() ? quoted : std::string_view(data); }
 };
 
 struct Property {
