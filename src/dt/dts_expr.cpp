@@ -14,6 +14,32 @@ namespace cmalign::dt::dts_parser {
 // DT_LITERAL with dtc's checks. False when there is no literal at p_.
 bool Parser::literal(std::uint64_t& value, bool& plain) {
     const char* start = p_;
+    // Most literals: up to 16 hex or 19 decimal digits, which cannot overflow, read and converted
+    // in one pass. Octal, longer and malformed ones take the general path below.
+    static const x3::uint_parser<std::uint64_t, 16, 1, 16> hex16;
+    static const x3::uint_parser<std::uint64_t, 10, 1, 19> dec19;
+    if (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
+        const char* q = p_;
+        const bool hex = q + 2 < end_ && q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
+        const bool octal = !hex && q + 1 < end_ && q[0] == '0' && q[1] >= '0' && q[1] <= '9';
+        bool read = false;
+        if (hex) {
+            q += 2;
+            read = match(q, end_, hex16, value) && (q >= end_ || hex_value(*q) < 0);
+        } else if (!octal) {
+            read = match(q, end_, dec19, value) && (q >= end_ || *q < '0' || *q > '9');
+        }
+        if (read) {
+            p_ = q;
+            if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
+            if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
+                fail(start, fmt::format(
+                                "bad integer literal '{}'",
+                                std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
+            plain = true;
+            return true;
+        }
+    }
     boost::iterator_range<const char*> digits;
     if (!match(p_, end_, integer_digits, digits)) return false;
     if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);

@@ -345,7 +345,7 @@ void Parser::expect(char c, const char* context) {
 
 // Zero or more "name:" labels. Most calls stand on a property or node name, which reads like a
 // label up to the missing ':': the LABEL token is scanned by hand so that case costs one pass.
-std::vector<syntax::Label> Parser::parse_labels() {
+std::vector<syntax::Label> Parser::parse_labels_here() {
     std::vector<syntax::Label> labels;
     for (;;) {
         skip();

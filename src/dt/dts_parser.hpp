@@ -53,15 +53,13 @@ bool match(const char*& p, const char* end, const Rule& rule, Attr& attr) {
     return x3::parse(p, end, rule, attr);
 }
 
-inline bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-// The classes of dtc's name characters by table: the parser's most frequent tests (every
-// property and node name is first read as a possible label).
+// Character classes by table: the parser's most frequent tests (blanks between all tokens, and
+// every property and node name is first read as a possible label).
 struct NameChars {
     bool label_start[256] = {}; // [a-zA-Z_]
     bool label[256] = {};       // [a-zA-Z0-9_]
     bool propnode[256] = {};    // PROPNODECHAR [a-zA-Z0-9,._+*#?@-]
+    bool space[256] = {};       // [ \t\n\r\f\v]
     constexpr NameChars() {
         for (int c = 0; c < 256; ++c) {
             const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -73,10 +71,15 @@ struct NameChars {
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._+*#?@-";
              *p; ++p)
             propnode[static_cast<unsigned char>(*p)] = true;
+        for (const char* p = " \t\n\r\f\v"; *p; ++p)
+            space[static_cast<unsigned char>(*p)] = true;
     }
 };
 inline constexpr NameChars kNameChars;
 
+inline bool is_space(char c) {
+    return kNameChars.space[static_cast<unsigned char>(c)];
+}
 inline bool is_propnode_char(char c) {
     return kNameChars.propnode[static_cast<unsigned char>(c)];
 }
@@ -178,7 +181,9 @@ private:
     // Past blanks, comments, line markers and /include/ (dtc's lexer-level skips). Most calls
     // stand on a token already: those return here, without a call.
     void skip() {
-        if (p_ < end_ && !is_space(*p_) && *p_ != '/' && *p_ != '#') return;
+        while (p_ < end_ && is_space(*p_)) // the blanks between two tokens, in line
+            ++p_;
+        if (p_ < end_ && *p_ != '/' && *p_ != '#') return;
         skip_slow();
     }
     void skip_slow();
@@ -196,7 +201,13 @@ private:
 
     void expect(char c, const char* context);
 
-    std::vector<syntax::Label> parse_labels();
+    // Most calls stand on a value or a ';': those return here, without a call.
+    std::vector<syntax::Label> parse_labels() {
+        skip();
+        if (p_ >= end_ || !starts_label(*p_)) return {};
+        return parse_labels_here();
+    }
+    std::vector<syntax::Label> parse_labels_here();
 
     std::string_view name(const char* wanted);
 
@@ -222,7 +233,11 @@ private:
 
     std::string string_literal();
     std::string decoded_literal(const char* start, std::size_t size);
-    void push_labels(syntax::Property& prop);
+    void push_labels(syntax::Property& prop) {
+        skip();
+        if (p_ < end_ && starts_label(*p_)) push_labels_here(prop);
+    }
+    void push_labels_here(syntax::Property& prop);
 
     void cells(syntax::ValueItem& item);
     std::vector<syntax::Cell> cell_scratch_; // cells(): the value being read

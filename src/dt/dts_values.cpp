@@ -11,8 +11,8 @@
 namespace cmalign::dt::dts_parser {
 
 // Labels inside a value ("a: <1>, b: [2] c:") become label items of it.
-void Parser::push_labels(syntax::Property& prop) {
-    for (auto& l : parse_labels()) {
+void Parser::push_labels_here(syntax::Property& prop) {
+    for (auto& l : parse_labels_here()) {
         syntax::ValueItem item;
         item.kind = syntax::ValueItem::Kind::label;
         item.span = l.span;

@@ -121,6 +121,31 @@ TEST_CASE("dts: string values with and without escapes keep their bytes") {
                                       "00");
 }
 
+TEST_CASE("dts: integer literals at the lengths where reading them changes") {
+    // Up to 16 hex and 19 decimal digits are read in one pass; octal and longer ones otherwise.
+    auto l = load(R"(/dts-v1/;
+/ {
+    a = /bits/ 64 <0xffffffffffffffff 0x0000000000000000001 9999999999999999999>;
+    b = /bits/ 64 <18446744073709551615 00000000000000000000000000010 0777>;
+    c = <0 0U 10UL 0x10ULL 7LL 0X1f>;
+};
+)");
+    REQUIRE_MESSAGE(l->tree, l->first_error());
+    const Tree& t = *l->tree;
+    CHECK(value_of(t, "/", "a") == "ffffffffffffffff"
+                                   "0000000000000001"
+                                   "8ac7230489e7ffff");
+    CHECK(value_of(t, "/", "b") == "ffffffffffffffff"
+                                   "0000000000000008"
+                                   "00000000000001ff");
+    CHECK(value_of(t, "/", "c") == "00000000"
+                                   "00000000"
+                                   "0000000a"
+                                   "00000010"
+                                   "00000007"
+                                   "0000001f");
+}
+
 TEST_CASE("dts: C integer expressions with dtc's operators") {
     auto l = load(R"(/dts-v1/;
 / {
@@ -465,6 +490,10 @@ TEST_CASE("dts: syntax errors are located exactly") {
         {"/dts-v1/;\n/ { a = <0x1ffffffffffffffff>; };\n",
          "t.dts:2:10: error: integer literal '0x1ffffffffffffffff' out of 64-bit range"},
         {"/dts-v1/;\n/ { a = <1u>; };\n", "t.dts:2:10: error: bad integer literal '1u'"},
+        {"/dts-v1/;\n/ { a = <0x>; };\n", "t.dts:2:10: error: bad integer literal '0x'"},
+        {"/dts-v1/;\n/ { a = <0xfg>; };\n", "t.dts:2:10: error: bad integer literal '0xfg'"},
+        {"/dts-v1/;\n/ { a = /bits/ 64 <18446744073709551616>; };\n",
+         "t.dts:2:20: error: integer literal '18446744073709551616' out of 64-bit range"},
         {"/dts-v1/;\n/ { a = <(1 / 0)>; };\n", "t.dts:2:13: error: division by zero"},
         {"/dts-v1/;\n/ { a = <(5 % 0)>; };\n", "t.dts:2:13: error: division by zero"},
         {"/dts-v1/;\n/ { a = /bits/ 7 <1>; };\n",
