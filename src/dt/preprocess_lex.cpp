@@ -98,12 +98,15 @@ void Lexer::skip_blank(bool& ws) {
 
 Token Lexer::make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
     Token t;
-    t.text = text_.substr(begin, end - begin);
+    t.text = std::string_view(text_.data() + begin, end - begin); // begin <= end <= size
     t.file = &file_;
-    t.offset = static_cast<std::uint32_t>(original(begin));
+    // Most files have no line splice: their offsets are the original ones.
+    const bool spliced = !file_.splices.empty();
+    t.offset = static_cast<std::uint32_t>(spliced ? original(begin) : begin);
     t.end = static_cast<std::uint32_t>(end);
     t.kind = kind;
-    t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) | (clean(begin, end) ? verbatim : 0));
+    t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) |
+                                        (!spliced || clean(begin, end) ? verbatim : 0));
     return t;
 }
 
