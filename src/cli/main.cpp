@@ -1,7 +1,12 @@
 // cmalign: will the kernel accept this device tree's CMA reservations?
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
+
+#ifdef CMALIGN_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 #include "app.hpp"
 #include "cmalign/core/error.hpp"
@@ -39,9 +44,20 @@ int report_escaped_exception(int argc, char** argv) {
     return cmalign::to_int(cmalign::ExitCode::input_error);
 }
 
+// A whole tree's check touches about 330 MB: on 2 MiB pages, where the kernel gives them
+// (transparent huge pages in madvise mode, Debian's default), its page faults go from 83,000 to
+// about 500 and it takes about 6% less time; a one-board run is as fast either way.
+// MIMALLOC_LARGE_OS_PAGES in the environment still decides.
+void prefer_large_pages() {
+#ifdef CMALIGN_HAVE_MIMALLOC
+    if (!std::getenv("MIMALLOC_LARGE_OS_PAGES")) mi_option_enable(mi_option_large_os_pages);
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
+    prefer_large_pages();
     CLI::App app{"cmalign: check device-tree CMA reservations against the kernel's alignment rules",
                  "cmalign"};
     app.set_version_flag("--version", std::string("cmalign ") + CMALIGN_VERSION);
