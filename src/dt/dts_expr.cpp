@@ -11,6 +11,14 @@ namespace cmalign::dt::dts_parser {
 
 // ---- integers -------------------------------------------------------------------------
 
+// After a literal's digits: its U/L suffix, and nothing that would continue the word.
+void Parser::literal_suffix(const char* start) {
+    if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
+    if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
+        fail(start, fmt::format("bad integer literal '{}'",
+                                std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
+}
+
 // DT_LITERAL with dtc's checks. False when there is no literal at p_.
 bool Parser::literal(std::uint64_t& value, bool& plain) {
     const char* start = p_;
@@ -31,21 +39,14 @@ bool Parser::literal(std::uint64_t& value, bool& plain) {
         }
         if (read) {
             p_ = q;
-            if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
-            if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
-                fail(start, fmt::format(
-                                "bad integer literal '{}'",
-                                std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
+            literal_suffix(start);
             plain = true;
             return true;
         }
     }
     boost::iterator_range<const char*> digits;
     if (!match(p_, end_, integer_digits, digits)) return false;
-    if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
-    if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
-        fail(start, fmt::format("bad integer literal '{}'",
-                                std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
+    literal_suffix(start);
     std::string_view d(digits.begin(), digits.size());
     int base = 10;
     if (d.size() > 2 && (d[1] == 'x' || d[1] == 'X')) {

@@ -55,12 +55,12 @@ bool match(const char*& p, const char* end, const Rule& rule, Attr& attr) {
 
 // Character classes by table: the parser's most frequent tests (blanks between all tokens, and
 // every property and node name is first read as a possible label).
-struct NameChars {
+struct DtsCharClasses {
     bool label_start[256] = {}; // [a-zA-Z_]
     bool label[256] = {};       // [a-zA-Z0-9_]
     bool propnode[256] = {};    // PROPNODECHAR [a-zA-Z0-9,._+*#?@-]
     bool space[256] = {};       // [ \t\n\r\f\v]
-    constexpr NameChars() {
+    constexpr DtsCharClasses() {
         for (int c = 0; c < 256; ++c) {
             const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
             const bool digit = c >= '0' && c <= '9';
@@ -75,19 +75,19 @@ struct NameChars {
             space[static_cast<unsigned char>(*p)] = true;
     }
 };
-inline constexpr NameChars kNameChars;
+inline constexpr DtsCharClasses kDtsChars;
 
 inline bool is_space(char c) {
-    return kNameChars.space[static_cast<unsigned char>(c)];
+    return kDtsChars.space[static_cast<unsigned char>(c)];
 }
 inline bool is_propnode_char(char c) {
-    return kNameChars.propnode[static_cast<unsigned char>(c)];
+    return kDtsChars.propnode[static_cast<unsigned char>(c)];
 }
 inline bool starts_label(char c) {
-    return kNameChars.label_start[static_cast<unsigned char>(c)];
+    return kDtsChars.label_start[static_cast<unsigned char>(c)];
 }
 inline bool is_label_char(char c) {
-    return kNameChars.label[static_cast<unsigned char>(c)];
+    return kDtsChars.label[static_cast<unsigned char>(c)];
 }
 inline int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -178,10 +178,11 @@ private:
         fail(p_, "unexpected end of input");
     }
 
-    // Past blanks, comments, line markers and /include/ (dtc's lexer-level skips). Most calls
-    // stand on a token already: those return here, without a call.
+    // Past blanks, comments, line markers and /include/ (dtc's lexer-level skips). Blanks, most
+    // of what lies between two tokens, are passed here; the rest (and a text's end) in
+    // skip_slow().
     void skip() {
-        while (p_ < end_ && is_space(*p_)) // the blanks between two tokens, in line
+        while (p_ < end_ && is_space(*p_))
             ++p_;
         if (p_ < end_ && *p_ != '/' && *p_ != '#') return;
         skip_slow();
@@ -231,6 +232,7 @@ private:
 
     void property_value(syntax::Property& prop);
 
+    std::string_view quoted_token();
     std::string string_literal();
     std::string decoded_literal(const char* start, std::size_t size);
     void push_labels(syntax::Property& prop) {
@@ -268,6 +270,7 @@ private:
     void pop_text();
 
     bool literal(std::uint64_t& value, bool& plain);
+    void literal_suffix(const char* start);
 
     std::uint64_t integer_prim(int depth, bool* plain_out = nullptr);
 

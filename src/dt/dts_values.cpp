@@ -31,14 +31,12 @@ void Parser::property_value(syntax::Property& prop) {
         syntax::ValueItem item;
         if (*p_ == '"') {
             item.kind = syntax::ValueItem::Kind::string;
-            const char* quote = p_;
-            boost::iterator_range<const char*> range;
-            if (!match(p_, end_, string_token, range)) fail(quote, "unterminated string");
-            const std::string_view inner(quote + 1, range.size() - 2);
+            const std::string_view token = quoted_token();
+            const std::string_view inner = token.substr(1, token.size() - 2);
             if (inner.find('\\') == std::string_view::npos)
                 item.quoted = inner; // most strings: no copy
             else
-                item.data = decoded_literal(quote, range.size());
+                item.data = decoded_literal(token.data(), token.size());
         } else if (*p_ == '<') {
             item.kind = syntax::ValueItem::Kind::cells;
             ++p_;
@@ -94,11 +92,17 @@ std::string Parser::decoded_literal(const char* start, std::size_t size) {
     return out;
 }
 
-std::string Parser::string_literal() {
+// The STRING token at p_, quotes included.
+std::string_view Parser::quoted_token() {
     const char* start = p_;
     boost::iterator_range<const char*> range;
     if (!match(p_, end_, string_token, range)) fail(start, "unterminated string");
-    return decoded_literal(start, range.size());
+    return {start, range.size()};
+}
+
+std::string Parser::string_literal() {
+    const std::string_view token = quoted_token();
+    return decoded_literal(token.data(), token.size());
 }
 
 // Inside '<' ... '>'.
