@@ -24,10 +24,6 @@ namespace dts_parser {
 // dtc's data_copy_escape_string/get_escape_char (util.c) on the text between the quotes.
 // Returns false with `bad` set for "\x" without hex digits.
 bool decode_escapes(std::string_view in, std::string& out, std::size_t& bad) {
-    if (in.empty() || std::memchr(in.data(), '\\', in.size()) == nullptr) { // most have no escape
-        out.assign(in);
-        return true;
-    }
     out.clear();
     out.reserve(in.size());
     for (std::size_t i = 0; i < in.size();) {
@@ -344,16 +340,13 @@ void Parser::expect(char c, const char* context) {
 }
 
 // Zero or more "name:" labels. Most calls stand on a property or node name, which reads like a
-// label up to the missing ':': the LABEL token is scanned by hand so that case costs one pass.
+// label up to the missing ':'.
 std::vector<syntax::Label> Parser::parse_labels_here() {
     std::vector<syntax::Label> labels;
     for (;;) {
         skip();
-        if (p_ >= end_ || !starts_label(*p_)) return labels;
-        const char* q = p_ + 1;
-        while (q < end_ && is_label_char(*q))
-            ++q;
-        if (q >= end_ || *q != ':') return labels;
+        const char* q = label_end(p_);
+        if (q == p_ || q >= end_ || *q != ':') return labels;
         labels.push_back({std::string_view(p_, static_cast<std::size_t>(q - p_)), span(p_, q + 1)});
         p_ = q + 1;
     }
@@ -387,10 +380,10 @@ syntax::Reference Parser::reference() {
         ref.braced = true;
         if (ref.target.empty()) fail(start, "empty path reference '&{}'");
     } else {
-        boost::iterator_range<const char*> range;
-        if (!match(p_, end_, label_name, range))
-            fail(start, "expected a label name or '{' after '&'");
-        ref.target = std::string_view(range.begin(), range.size());
+        const char* name_end = label_end(p_);
+        if (name_end == p_) fail(start, "expected a label name or '{' after '&'");
+        ref.target = std::string_view(p_, static_cast<std::size_t>(name_end - p_));
+        p_ = name_end;
     }
     ref.span = span(start, p_);
     return ref;

@@ -22,8 +22,6 @@ namespace x3 = boost::spirit::x3;
 
 // ---- tokens (dtc-lexer.l) ---------------------------------------------------------------------
 
-// LABEL [a-zA-Z_][a-zA-Z0-9_]*, followed directly by ':' when it defines a label.
-const auto label_name = x3::raw[x3::char_("a-zA-Z_") >> *x3::char_("a-zA-Z0-9_")];
 // PATHCHAR is PROPNODECHAR or '/'.
 const auto path_chars = x3::raw[*x3::char_("a-zA-Z0-9,._+*#?@/-")];
 // ([0-9]+|0[xX][0-9a-fA-F]+) — the suffix is matched separately.
@@ -57,7 +55,7 @@ bool match(const char*& p, const char* end, const Rule& rule, Attr& attr) {
 // every property and node name is first read as a possible label).
 struct DtsCharClasses {
     bool label_start[256] = {}; // [a-zA-Z_]
-    bool label[256] = {};       // [a-zA-Z0-9_]
+    bool label[256] = {};       // [a-zA-Z0-9_]: LABEL is [a-zA-Z_][a-zA-Z0-9_]*
     bool propnode[256] = {};    // PROPNODECHAR [a-zA-Z0-9,._+*#?@-]
     bool space[256] = {};       // [ \t\n\r\f\v]
     constexpr DtsCharClasses() {
@@ -209,6 +207,16 @@ private:
         return parse_labels_here();
     }
     std::vector<syntax::Label> parse_labels_here();
+
+    // The end of the LABEL token at `p` (followed directly by ':' when it defines a label, by
+    // nothing in particular after '&'); `p` itself when none starts there.
+    const char* label_end(const char* p) const {
+        if (p >= end_ || !starts_label(*p)) return p;
+        ++p;
+        while (p < end_ && is_label_char(*p))
+            ++p;
+        return p;
+    }
 
     std::string_view name(const char* wanted);
 

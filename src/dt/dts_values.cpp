@@ -122,9 +122,7 @@ void Parser::cells(syntax::ValueItem& item) {
         }
         const char* start = p_;
         syntax::Cell cell;
-        if (*p_ >= '0' && *p_ <= '9') {
-            cell.value = integer_prim(0, &cell.plain_literal); // no label starts with a digit
-        } else if (*p_ == '&') {
+        if (*p_ == '&') {
             cell.kind = syntax::Cell::Kind::reference;
             cell.ref = reference();
             if (item.bits != 32)
