@@ -99,9 +99,9 @@ void Resolver::check_duplicate_labels() {
             if (p.deleted || !p.def) continue;
             for (const auto& l : p.labels)
                 if (!l.deleted) note(l.name, &p, p.def->name_span);
+            if (!p.def->has_value_labels) continue;
             for (const auto& item : p.def->value) {
-                if (item.kind == syntax::ValueItem::Kind::label)
-                    note(item.label.name, &item, item.label.span);
+                if (item.kind == syntax::ValueItem::Kind::label) note(item.view, &item, item.span);
                 for (const auto& c : item.cells)
                     if (c.kind == syntax::Cell::Kind::label) note(c.name, &c, c.span);
                 for (const auto& l : item.inner_labels)
@@ -133,7 +133,7 @@ std::uint32_t Resolver::explicit_phandle(BNode& n, std::string_view prop_name) {
         for (const auto& item : p.def->value)
             for (const auto& c : item.cells)
                 if (c.kind == syntax::Cell::Kind::reference) {
-                    if (by_ref(c.ref.target) != &n)
+                    if (by_ref(c.name) != &n)
                         error(file_.locate(c.span),
                               fmt::format("{} is a reference to another node", p.name), n.fullpath);
                     return 0; // "allocate one for me": filled in by the reference fixup
@@ -195,18 +195,22 @@ void Resolver::fixup_phandle_references(BNode& root) {
         for (std::size_t i = 0; i < n.props.size(); ++i) {
             if (n.props[i].deleted || !n.props[i].def) continue;
             const syntax::Property* def = n.props[i].def;
+            if (!def->has_references) {
+                n.props[i].phandles.clear();
+                continue;
+            }
             std::vector<std::uint32_t> phandles;
             for (const auto& item : def->value)
                 for (const auto& c : item.cells) {
                     if (c.kind != syntax::Cell::Kind::reference) continue;
                     if (item.bits != 32) continue; // already an error at parse time
-                    BNode* target = by_ref(c.ref.target);
+                    BNode* target = by_ref(c.name);
                     if (!target) {
                         if (file_.plugin) {
                             phandles.push_back(0xffffffffu);
                             continue;
                         }
-                        not_found(c.ref);
+                        not_found(c.ref());
                         phandles.push_back(0xffffffffu);
                         continue;
                     }
@@ -221,12 +225,12 @@ void Resolver::fixup_phandle_references(BNode& root) {
 void Resolver::fixup_path_references(BNode& root) {
     for_live(root, [&](BNode& n) {
         for (auto& p : n.props) {
-            if (p.deleted || !p.def) continue;
+            if (p.deleted || !p.def || !p.def->has_references) continue;
             for (const auto& item : p.def->value) {
                 if (item.kind != syntax::ValueItem::Kind::reference) continue;
-                BNode* target = by_ref(item.ref.target);
+                BNode* target = by_ref(item.view);
                 if (!target) {
-                    not_found(item.ref);
+                    not_found(item.ref());
                     p.path_targets.push_back(nullptr);
                     continue;
                 }

@@ -66,13 +66,13 @@ void Resolver::generate_fixups() {
         BNode* node;
         BProp* prop;
         std::size_t offset;
-        const syntax::Reference* ref;
+        syntax::Reference ref;
         BNode* target;
     };
     std::vector<Ref> refs;
     for_live(*root_, [&](BNode& n) {
         for (auto& p : n.props) {
-            if (p.deleted || !p.def) continue;
+            if (p.deleted || !p.def || !p.def->has_references) continue;
             evaluate(*p.def, &p.phandles, &p.path_targets, false, scratch_);
             std::size_t k = 0;
             for (const auto& item : p.def->value)
@@ -80,7 +80,7 @@ void Resolver::generate_fixups() {
                     if (c.kind == syntax::Cell::Kind::reference && item.bits == 32 &&
                         k < scratch_.phandle_offsets.size())
                         refs.push_back(
-                            {&n, &p, scratch_.phandle_offsets[k++], &c.ref, by_ref(c.ref.target)});
+                            {&n, &p, scratch_.phandle_offsets[k++], c.ref(), by_ref(c.name)});
         }
     });
     bool open = false;
@@ -91,14 +91,14 @@ void Resolver::generate_fixups() {
         BNode* fixups = root_child("__fixups__");
         for (const auto& r : refs) {
             if (r.target) continue;
-            if (r.ref->target.find('/') != std::string::npos) {
-                error(r.ref->span, fmt::format("cannot generate a fixup for the path "
-                                               "reference &{{{}}}",
-                                               r.ref->target));
+            if (r.ref.target.find('/') != std::string::npos) {
+                error(r.ref.span, fmt::format("cannot generate a fixup for the path "
+                                              "reference &{{{}}}",
+                                              r.ref.target));
                 continue;
             }
             std::string entry = fmt::format("{}:{}:{}", r.node->fullpath, r.prop->name, r.offset);
-            append_generated(fixups, r.ref->target, entry.c_str(), entry.size() + 1);
+            append_generated(fixups, r.ref.target, entry.c_str(), entry.size() + 1);
         }
     }
     if (local) {

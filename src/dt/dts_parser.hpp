@@ -249,7 +249,7 @@ private:
     }
     void push_labels_here(syntax::Property& prop);
 
-    void cells(syntax::ValueItem& item);
+    void cells(syntax::Property& prop, syntax::ValueItem& item);
     std::vector<syntax::Cell> cell_scratch_; // cells(): the value being read
 
     void bytes(syntax::ValueItem& item);

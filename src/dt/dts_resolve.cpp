@@ -297,10 +297,12 @@ void Resolver::add_orphan(const syntax::TopLevel& item) {
         v.kind = syntax::ValueItem::Kind::cells;
         syntax::Cell c;
         c.kind = syntax::Cell::Kind::reference;
-        c.ref = item.ref;
+        c.name = item.ref.target;
+        c.braced = item.ref.braced;
         c.span = item.ref.span;
         v.cells.push_back(c);
     }
+    sp.has_references = true;
     sp.value.push_back(std::move(v));
     sp.name_span = item.ref.span;
     BProp p;

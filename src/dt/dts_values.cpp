@@ -16,7 +16,8 @@ void Parser::push_labels_here(syntax::Property& prop) {
         syntax::ValueItem item;
         item.kind = syntax::ValueItem::Kind::label;
         item.span = l.span;
-        item.label = std::move(l);
+        item.view = l.name;
+        prop.has_value_labels = true;
         prop.value.push_back(std::move(item));
     }
 }
@@ -34,13 +35,13 @@ void Parser::property_value(syntax::Property& prop) {
             const std::string_view token = quoted_token();
             const std::string_view inner = token.substr(1, token.size() - 2);
             if (inner.find('\\') == std::string_view::npos)
-                item.quoted = inner; // most strings: no copy
+                item.view = inner; // most strings: no copy
             else
                 item.data = decoded_literal(token.data(), token.size());
         } else if (*p_ == '<') {
             item.kind = syntax::ValueItem::Kind::cells;
             ++p_;
-            cells(item);
+            cells(prop, item);
         } else if (keyword("/bits/")) {
             item.kind = syntax::ValueItem::Kind::cells;
             skip();
@@ -56,14 +57,18 @@ void Parser::property_value(syntax::Property& prop) {
             skip();
             if (p_ >= end_ || *p_ != '<') fail(p_, unexpected("'<' after /bits/ size"));
             ++p_;
-            cells(item);
+            cells(prop, item);
         } else if (*p_ == '[') {
             item.kind = syntax::ValueItem::Kind::bytes;
             ++p_;
             bytes(item);
+            if (!item.inner_labels.empty()) prop.has_value_labels = true;
         } else if (*p_ == '&') {
             item.kind = syntax::ValueItem::Kind::reference;
-            item.ref = reference();
+            const syntax::Reference ref = reference(); // its span is the item's (set below)
+            item.view = ref.target;
+            item.braced = ref.braced;
+            prop.has_references = true;
         } else if (keyword("/incbin/")) {
             item.kind = syntax::ValueItem::Kind::incbin;
             incbin(item, start);
@@ -106,7 +111,7 @@ std::string Parser::string_literal() {
 }
 
 // Inside '<' ... '>'.
-void Parser::cells(syntax::ValueItem& item) {
+void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
     // Collected in a buffer the parser keeps, then copied once: a value's vector is allocated
     // at its size instead of growing cell by cell.
     std::vector<syntax::Cell>& cells = cell_scratch_;
@@ -124,17 +129,21 @@ void Parser::cells(syntax::ValueItem& item) {
         syntax::Cell cell;
         if (*p_ == '&') {
             cell.kind = syntax::Cell::Kind::reference;
-            cell.ref = reference();
+            prop.has_references = true;
+            const syntax::Reference ref = reference(); // its span is the cell's (set below)
+            cell.name = ref.target;
+            cell.braced = ref.braced;
             if (item.bits != 32)
                 error(start, "references are only allowed in arrays with 32-bit elements");
         } else {
             auto labels = parse_labels();
             if (!labels.empty()) {
+                prop.has_value_labels = true;
                 for (auto& l : labels) {
                     syntax::Cell lc;
                     lc.kind = syntax::Cell::Kind::label;
                     lc.span = l.span;
-                    lc.name = std::move(l.name);
+                    lc.name = l.name;
                     cells.push_back(std::move(lc));
                 }
                 continue;
@@ -180,7 +189,7 @@ void Parser::incbin(syntax::ValueItem& item, const char* start) {
     expect('(', "after /incbin/");
     skip();
     if (p_ >= end_ || *p_ != '"') fail(p_, unexpected("a file name"));
-    item.incbin_file = string_literal();
+    const std::string file = string_literal();
     std::uint64_t offset_in = 0;
     std::uint64_t length = ~std::uint64_t{0};
     skip();
@@ -191,15 +200,14 @@ void Parser::incbin(syntax::ValueItem& item, const char* start) {
         length = integer_prim(0);
     }
     expect(')', "after /incbin/ arguments");
-    auto path = find_file(item.incbin_file, start);
+    auto path = find_file(file, start);
     std::string err;
     auto src = path.empty() ? nullptr : cache_.load(path, &err, options_.limits);
-    if (!src && !err.empty())
-        fail(start, fmt::format("/incbin/ \"{}\": {}", item.incbin_file, err));
-    if (!src) fail(start, fmt::format("/incbin/: cannot open \"{}\"", item.incbin_file));
+    if (!src && !err.empty()) fail(start, fmt::format("/incbin/ \"{}\": {}", file, err));
+    if (!src) fail(start, fmt::format("/incbin/: cannot open \"{}\"", file));
     if (offset_in > src->text.size())
         fail(start, fmt::format("/incbin/: offset {} is past the end of \"{}\" ({} bytes)",
-                                offset_in, item.incbin_file, src->text.size()));
+                                offset_in, file, src->text.size()));
     item.data = src->text.substr(
         static_cast<std::size_t>(offset_in),
         static_cast<std::size_t>(std::min<std::uint64_t>(length, src->text.size() - offset_in)));

@@ -551,6 +551,19 @@ TEST_CASE("dts: resolution errors are located exactly") {
          "t.dts:2:27: error: duplicated phandle 0x1 (seen before at /a)"},
         {"/dts-v1/;\n/ { a { phandle = <0>; }; };\n",
          "t.dts:2:9: error: bad value (0x0) in phandle property"},
+        // Labels and references in every position of a value (dtc rejects each; the walks skip
+        // the values the parser saw none in, so each must still be found).
+        {"/dts-v1/;\n/ { a = <1 x: 2>; x: n { }; };\n",
+         "t.dts:2:19: error: duplicate label 'x' (also defined at t.dts:2:12)"},
+        {"/dts-v1/;\n/ { a = x: <1>; x: n { }; };\n",
+         "t.dts:2:17: error: duplicate label 'x' (also defined at t.dts:2:9)"},
+        {"/dts-v1/;\n/ { a = <1>, \"s\" x:; x: n { }; };\n",
+         "t.dts:2:22: error: duplicate label 'x' (also defined at t.dts:2:18)"},
+        {"/dts-v1/;\n/ { a = [00 x: 01]; x: n { }; };\n",
+         "t.dts:2:21: error: duplicate label 'x' (also defined at t.dts:2:13)"},
+        {"/dts-v1/;\n/ { a = \"s\", <1>, &foo; };\n", "t.dts:2:19: error: undefined label 'foo'"},
+        {"/dts-v1/;\n/ { a = /bits/ 32 <1 &foo>; };\n", "t.dts:2:22: error: undefined label 'foo'"},
+        {"/dts-v1/;\n/ { a = <1>, <y: &foo>; };\n", "t.dts:2:18: error: undefined label 'foo'"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.source);

@@ -55,45 +55,52 @@ struct Reference {
     TextSpan span;
 };
 
-// One element between < and >.
+// One element between < and >. Kept small (56 bytes): a board has thousands, and what the
+// parser costs is mostly the memory it writes.
 struct Cell {
     enum class Kind : std::uint8_t { integer, reference, label };
     Kind kind = Kind::integer;
     // A single integer literal token ("0x400000", "4096U"); false for expressions and 'c'.
     bool plain_literal = false;
+    bool braced = false;     // reference: written as &{...}
     std::uint64_t value = 0; // integer: the evaluated value (before truncation to `bits`)
-    TextSpan span;
-    std::string_view name; // label: its name
-    Reference ref;         // reference
+    TextSpan span;           // the whole element: "0x10", "&uart0", "&{/path}", "label:"
+    std::string_view name;   // label: its name; reference: its target
+
+    Reference ref() const { return {name, braced, span}; }
 };
 
-// One comma-separated part of a property value, or a label between parts.
+// One comma-separated part of a property value, or a label between parts (128 bytes).
 struct ValueItem {
     enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
     Kind kind = Kind::cells;
-    TextSpan span;
+    bool braced = false;     // reference: written as &{...}
     unsigned bits = 32;      // cells: /bits/ width
+    TextSpan span;           // the whole part; for a reference or a label, that token
     std::vector<Cell> cells; // cells
-    // string: its bytes without the NUL, read through contents(): `quoted` when they are the
-    // text between the quotes (no escape: a view into the parsed text, as names are), else
-    // `data` with the escapes decoded. bytes, incbin: `data`.
-    std::string_view quoted;
-    std::string data;
+    // string: the text between the quotes when it has no escape (a view into the parsed text,
+    // as names are; else the bytes are in `data`); reference: its target; label: its name.
+    std::string_view view;
+    std::string data;                // string with escapes: decoded bytes; bytes, incbin: bytes
     std::vector<Label> inner_labels; // bytes: labels written between bytes
-    Reference ref;                   // reference (a path string outside < >)
-    std::string incbin_file;         // incbin: the name as written
-    Label label;                     // label
 
-    std::string_view contents() const { return data.empty() ? quoted : std::string_view(data); }
+    // string: its bytes without the NUL.
+    std::string_view contents() const { return data.empty() ? view : std::string_view(data); }
+    Reference ref() const { return {view, braced, span}; }
+    Label label() const { return {view, span}; }
 };
 
 struct Property {
     std::vector<Label> labels;
     std::string_view name;
     TextSpan name_span;
-    TextSpan span;                // name to ';'
-    bool deleted = false;         // /delete-property/ name;
-    std::vector<ValueItem> value; // empty for a boolean property
+    TextSpan span;        // name to ';'
+    bool deleted = false; // /delete-property/ name;
+    // What the value holds, so that the resolver's walks for references and labels (every
+    // property of a board) skip the values without them instead of reading each cell.
+    bool has_references = false;   // a reference cell or a path reference
+    bool has_value_labels = false; // a label between parts, between cells or between bytes
+    std::vector<ValueItem> value;  // empty for a boolean property
 };
 
 struct Node {
