@@ -104,8 +104,9 @@ void Resolver::check_duplicate_labels() {
                 if (item.kind == syntax::ValueItem::Kind::label) note(item.view, &item, item.span);
                 for (const auto& c : item.cells)
                     if (c.kind == syntax::Cell::Kind::label) note(c.name, &c, c.span);
-                for (const auto& l : item.inner_labels)
-                    note(l.name, &l, l.span);
+                if (item.data)
+                    for (const auto& l : item.data->inner_labels)
+                        note(l.name, &l, l.span);
             }
         }
     });

@@ -68,9 +68,10 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
         case K::bytes:
         case K::incbin: {
             const std::size_t at = out.bytes.size();
-            out.bytes.insert(out.bytes.end(), item.data.begin(), item.data.end());
-            if (want_chunks && !item.data.empty())
-                out.chunks.push_back({at, item.data.size(), item.span, false});
+            const std::string_view data = item.contents();
+            out.bytes.insert(out.bytes.end(), data.begin(), data.end());
+            if (want_chunks && !data.empty())
+                out.chunks.push_back({at, data.size(), item.span, false});
             break;
         }
         case K::reference: {
@@ -291,7 +292,7 @@ void Resolver::add_orphan(const syntax::TopLevel& item) {
     if (item.ref.target.front() == '/') {
         sp.name = "target-path";
         v.kind = syntax::ValueItem::Kind::string;
-        v.data = item.ref.target;
+        v.own_data().bytes = item.ref.target;
     } else {
         sp.name = "target";
         v.kind = syntax::ValueItem::Kind::cells;

@@ -37,7 +37,7 @@ void Parser::property_value(syntax::Property& prop) {
             if (inner.find('\\') == std::string_view::npos)
                 item.view = inner; // most strings: no copy
             else
-                item.data = decoded_literal(token.data(), token.size());
+                item.own_data().bytes = decoded_literal(token.data(), token.size());
         } else if (*p_ == '<') {
             item.kind = syntax::ValueItem::Kind::cells;
             ++p_;
@@ -62,7 +62,7 @@ void Parser::property_value(syntax::Property& prop) {
             item.kind = syntax::ValueItem::Kind::bytes;
             ++p_;
             bytes(item);
-            if (!item.inner_labels.empty()) prop.has_value_labels = true;
+            if (item.data && !item.data->inner_labels.empty()) prop.has_value_labels = true;
         } else if (*p_ == '&') {
             item.kind = syntax::ValueItem::Kind::reference;
             const syntax::Reference ref = reference(); // its span is the item's (set below)
@@ -172,11 +172,11 @@ void Parser::bytes(syntax::ValueItem& item) {
         auto labels = parse_labels();
         if (!labels.empty()) {
             for (auto& l : labels)
-                item.inner_labels.push_back(std::move(l));
+                item.own_data().inner_labels.push_back(std::move(l));
             continue;
         }
         if (p_ + 1 < end_ && hex_value(p_[0]) >= 0 && hex_value(p_[1]) >= 0) {
-            item.data += static_cast<char>(hex_value(p_[0]) * 16 + hex_value(p_[1]));
+            item.own_data().bytes += static_cast<char>(hex_value(p_[0]) * 16 + hex_value(p_[1]));
             p_ += 2;
             continue;
         }
@@ -208,7 +208,7 @@ void Parser::incbin(syntax::ValueItem& item, const char* start) {
     if (offset_in > src->text.size())
         fail(start, fmt::format("/incbin/: offset {} is past the end of \"{}\" ({} bytes)",
                                 offset_in, file, src->text.size()));
-    item.data = src->text.substr(
+    item.own_data().bytes = src->text.substr(
         static_cast<std::size_t>(offset_in),
         static_cast<std::size_t>(std::min<std::uint64_t>(length, src->text.size() - offset_in)));
 }

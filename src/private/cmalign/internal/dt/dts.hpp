@@ -70,7 +70,7 @@ struct Cell {
     Reference ref() const { return {name, braced, span}; }
 };
 
-// One comma-separated part of a property value, or a label between parts (128 bytes).
+// One comma-separated part of a property value, or a label between parts (80 bytes).
 struct ValueItem {
     enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
     Kind kind = Kind::cells;
@@ -81,11 +81,20 @@ struct ValueItem {
     // string: the text between the quotes when it has no escape (a view into the parsed text,
     // as names are; else the bytes are in `data`); reference: its target; label: its name.
     std::string_view view;
-    std::string data;                // string with escapes: decoded bytes; bytes, incbin: bytes
-    std::vector<Label> inner_labels; // bytes: labels written between bytes
+    // Bytes that are not a view of the text, apart because most parts have none: a string with
+    // escapes (decoded), [bytes] with the labels written between them, /incbin/ data.
+    struct Data {
+        std::string bytes;
+        std::vector<Label> inner_labels;
+    };
+    std::unique_ptr<Data> data;
 
-    // string: its bytes without the NUL.
-    std::string_view contents() const { return data.empty() ? view : std::string_view(data); }
+    Data& own_data() {
+        if (!data) data = std::make_unique<Data>();
+        return *data;
+    }
+    // string: its bytes without the NUL; bytes, incbin: its bytes.
+    std::string_view contents() const { return data ? std::string_view(data->bytes) : view; }
     Reference ref() const { return {view, braced, span}; }
     Label label() const { return {view, span}; }
 };
