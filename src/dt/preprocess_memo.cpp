@@ -124,7 +124,12 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     // Per name: looked up first (a dependency) or changed first (an effect). A MacroTable
     // with two marker values, as std::unordered_set showed in profiles.
     static const Macro looked_up, changed;
-    MacroTable state(256);
+    // Sized for the events at once (at most one entry each, at most 3/4 full): the table does
+    // not regrow while a large .dtsi's thousands of names are entered.
+    std::size_t slots = 256;
+    while (slots * 3 <= (events_.size() - events0) * 4)
+        slots *= 2;
+    MacroTable state(slots);
     std::vector<std::pair<std::string_view, std::uint32_t>> touched;
     for (std::size_t i = events0; i < events_.size(); ++i) {
         const Event& e = events_[i];
