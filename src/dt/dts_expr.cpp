@@ -14,7 +14,7 @@ namespace cmalign::dt::dts_parser {
 // After a literal's digits: its U/L suffix, and nothing that would continue the word.
 void Parser::literal_suffix(const char* start) {
     if (p_ < end_ && (*p_ == 'U' || *p_ == 'L')) match(p_, end_, integer_suffix);
-    if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_'))
+    if (p_ < end_ && is_label_char(*p_)) // [a-zA-Z0-9_] right after: not a literal
         fail(start, fmt::format("bad integer literal '{}'",
                                 std::string_view(start, static_cast<std::size_t>(p_ + 1 - start))));
 }
