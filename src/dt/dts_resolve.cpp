@@ -301,7 +301,7 @@ void Resolver::add_orphan(const syntax::TopLevel& item) {
         c.name = item.ref.target;
         c.braced = item.ref.braced;
         c.span = item.ref.span;
-        v.cells.push_back(c);
+        v.cells = orphan_cells_.store(std::span(&c, 1));
     }
     sp.has_references = true;
     sp.value.push_back(std::move(v));

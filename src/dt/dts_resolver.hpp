@@ -148,6 +148,7 @@ private:
 
     int orphan_count_ = 0;
     std::deque<syntax::Property> orphan_props_;
+    syntax::CellPool orphan_cells_; // of orphan_props_
 
     void add_orphan(const syntax::TopLevel& item);
     std::deque<std::string> name_storage_;

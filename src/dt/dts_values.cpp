@@ -112,8 +112,7 @@ std::string Parser::string_literal() {
 
 // Inside '<' ... '>'.
 void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
-    // Collected in a buffer the parser keeps, then copied once: a value's vector is allocated
-    // at its size instead of growing cell by cell.
+    // Collected in a buffer the parser keeps, then copied once into the parse's CellPool.
     std::vector<syntax::Cell>& cells = cell_scratch_;
     cells.clear();
     for (;;) {
@@ -121,8 +120,7 @@ void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
         if (p_ >= end_) fail(p_, unexpected("'>'"));
         if (*p_ == '>') {
             ++p_;
-            item.cells.assign(std::make_move_iterator(cells.begin()),
-                              std::make_move_iterator(cells.end()));
+            item.cells = file_.cells.store(cells);
             return;
         }
         const char* start = p_;

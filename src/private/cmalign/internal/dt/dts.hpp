@@ -20,8 +20,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
@@ -70,14 +72,28 @@ struct Cell {
     Reference ref() const { return {name, braced, span}; }
 };
 
-// One comma-separated part of a property value, or a label between parts (80 bytes).
+// Storage for the cells of a parse: contiguous chunks, so that a value's cells are one copy into
+// memory written in order, not one allocation each (a board has a thousand cell lists). Cells
+// keep their addresses until the pool is destroyed; moving the pool keeps them too.
+class CellPool {
+public:
+    std::span<const Cell> store(std::span<const Cell> cells);
+
+private:
+    static_assert(std::is_trivially_destructible_v<Cell> && std::is_trivially_copyable_v<Cell>);
+    std::vector<std::unique_ptr<std::byte[]>> chunks_; // raw storage: cells are copied in
+    std::size_t used_ = 0;                             // cells used in the last chunk
+    std::size_t capacity_ = 0;                         // cells in the last chunk
+};
+
+// One comma-separated part of a property value, or a label between parts (72 bytes).
 struct ValueItem {
     enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
     Kind kind = Kind::cells;
-    bool braced = false;     // reference: written as &{...}
-    unsigned bits = 32;      // cells: /bits/ width
-    TextSpan span;           // the whole part; for a reference or a label, that token
-    std::vector<Cell> cells; // cells
+    bool braced = false;         // reference: written as &{...}
+    unsigned bits = 32;          // cells: /bits/ width
+    TextSpan span;               // the whole part; for a reference or a label, that token
+    std::span<const Cell> cells; // cells, in the parse's CellPool
     // string: the text between the quotes when it has no escape (a view into the parsed text,
     // as names are; else the bytes are in `data`); reference: its target; label: its name.
     std::string_view view;
@@ -159,6 +175,7 @@ struct File {
     std::vector<MemReserve> memreserves;
     std::vector<TopLevel> items;
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
+    CellPool cells;                           // of every ValueItem
 
     std::string_view slice(TextSpan span) const;
     // Original file:line:col of the first byte of `span` (through line markers, includes and
