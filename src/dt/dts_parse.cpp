@@ -497,20 +497,6 @@ std::string syntax::File::original_text(TextSpan s) const {
     return std::string(original);
 }
 
-std::span<const syntax::Cell> syntax::CellPool::store(std::span<const Cell> cells) {
-    if (cells.empty()) return {};
-    if (capacity_ - used_ < cells.size()) {
-        // Chunks grow with the parse (a small file allocates little), then stay at 4,096 cells.
-        capacity_ = std::max(cells.size(), std::clamp<std::size_t>(capacity_ * 2, 256, 4096));
-        chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(capacity_ * sizeof(Cell)));
-        used_ = 0;
-    }
-    Cell* at = reinterpret_cast<Cell*>(chunks_.back().get()) + used_;
-    std::uninitialized_copy(cells.begin(), cells.end(), at);
-    used_ += cells.size();
-    return {at, cells.size()};
-}
-
 std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& options,
                                   FileCache& cache, Diagnostics& diags) {
     syntax::File file;

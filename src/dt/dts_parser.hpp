@@ -250,7 +250,8 @@ private:
     void push_labels_here(syntax::Property& prop);
 
     void cells(syntax::Property& prop, syntax::ValueItem& item);
-    std::vector<syntax::Cell> cell_scratch_; // cells(): the value being read
+    std::vector<syntax::Cell> cell_scratch_;      // cells(): the value being read
+    std::vector<syntax::ValueItem> item_scratch_; // property_value(): the value being read
 
     void bytes(syntax::ValueItem& item);
 

@@ -304,7 +304,7 @@ void Resolver::add_orphan(const syntax::TopLevel& item) {
         v.cells = orphan_cells_.store(std::span(&c, 1));
     }
     sp.has_references = true;
-    sp.value.push_back(std::move(v));
+    sp.value = orphan_values_.store(std::span(&v, 1));
     sp.name_span = item.ref.span;
     BProp p;
     p.name = sp.name;

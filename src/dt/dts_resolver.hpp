@@ -148,7 +148,8 @@ private:
 
     int orphan_count_ = 0;
     std::deque<syntax::Property> orphan_props_;
-    syntax::CellPool orphan_cells_; // of orphan_props_
+    syntax::Pool<syntax::Cell> orphan_cells_;       // of orphan_props_
+    syntax::Pool<syntax::ValueItem> orphan_values_; // of orphan_props_
 
     void add_orphan(const syntax::TopLevel& item);
     std::deque<std::string> name_storage_;

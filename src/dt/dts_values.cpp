@@ -18,12 +18,14 @@ void Parser::push_labels_here(syntax::Property& prop) {
         item.span = l.span;
         item.view = l.name;
         prop.has_value_labels = true;
-        prop.value.push_back(std::move(item));
+        item_scratch_.push_back(std::move(item));
     }
 }
 
 // propdata: items separated by ',' with labels anywhere between them.
 void Parser::property_value(syntax::Property& prop) {
+    // Collected in a buffer the parser keeps, then moved once into the parse's pool.
+    item_scratch_.clear();
     for (;;) {
         push_labels(prop);
         skip();
@@ -76,13 +78,14 @@ void Parser::property_value(syntax::Property& prop) {
             fail(p_, unexpected("a property value (\"string\", <cells>, [bytes] or &ref)"));
         }
         item.span = span(start, p_);
-        prop.value.push_back(std::move(item));
+        item_scratch_.push_back(std::move(item));
         push_labels(prop);
         skip();
         if (p_ < end_ && *p_ == ',') {
             ++p_;
             continue;
         }
+        prop.value = file_.values.store(item_scratch_);
         return;
     }
 }
@@ -112,7 +115,7 @@ std::string Parser::string_literal() {
 
 // Inside '<' ... '>'.
 void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
-    // Collected in a buffer the parser keeps, then copied once into the parse's CellPool.
+    // Collected in a buffer the parser keeps, then copied once into the parse's pool.
     std::vector<syntax::Cell>& cells = cell_scratch_;
     cells.clear();
     for (;;) {

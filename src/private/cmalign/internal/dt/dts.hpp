@@ -16,6 +16,7 @@
 // be missing (a lone .dtsi is accepted).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
@@ -72,18 +74,54 @@ struct Cell {
     Reference ref() const { return {name, braced, span}; }
 };
 
-// Storage for the cells of a parse: contiguous chunks, so that a value's cells are one copy into
-// memory written in order, not one allocation each (a board has a thousand cell lists). Cells
-// keep their addresses until the pool is destroyed; moving the pool keeps them too.
-class CellPool {
+// Storage for the cells and value parts of a parse: contiguous chunks, so that a value's parts
+// and cells are one move into memory written in order instead of an allocation each (an arm64
+// board has about 1,800 cell lists and 1,400 values). Items keep their addresses until the pool
+// is destroyed; moving the pool keeps them too.
+template <class T> class Pool {
 public:
-    std::span<const Cell> store(std::span<const Cell> cells);
+    Pool() = default;
+    Pool(Pool&& other) noexcept = default;
+    Pool& operator=(Pool&& other) noexcept {
+        if (this != &other) {
+            destroy();
+            chunks_ = std::move(other.chunks_);
+            capacity_ = std::exchange(other.capacity_, 0);
+        }
+        return *this;
+    }
+    ~Pool() { destroy(); }
+
+    // Moves `items` to the end of the pool.
+    std::span<T> store(std::span<T> items) {
+        if (items.empty()) return {};
+        if (chunks_.empty() || capacity_ - chunks_.back().used < items.size()) {
+            // Chunks grow with the parse (a small file allocates little), then stay at 4,096.
+            capacity_ = std::max(items.size(), std::clamp<std::size_t>(capacity_ * 2, 64, 4096));
+            chunks_.push_back(
+                {std::make_unique_for_overwrite<std::byte[]>(capacity_ * sizeof(T)), 0});
+        }
+        Chunk& chunk = chunks_.back();
+        T* at = reinterpret_cast<T*>(chunk.bytes.get()) + chunk.used;
+        std::uninitialized_move(items.begin(), items.end(), at);
+        chunk.used += items.size();
+        return {at, items.size()};
+    }
 
 private:
-    static_assert(std::is_trivially_destructible_v<Cell> && std::is_trivially_copyable_v<Cell>);
-    std::vector<std::unique_ptr<std::byte[]>> chunks_; // raw storage: cells are copied in
-    std::size_t used_ = 0;                             // cells used in the last chunk
-    std::size_t capacity_ = 0;                         // cells in the last chunk
+    struct Chunk {
+        std::unique_ptr<std::byte[]> bytes; // raw storage, alignment of operator new[]
+        std::size_t used = 0;               // items constructed in it
+    };
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    void destroy() {
+        if constexpr (!std::is_trivially_destructible_v<T>)
+            for (auto& chunk : chunks_)
+                std::destroy_n(reinterpret_cast<T*>(chunk.bytes.get()), chunk.used);
+        chunks_.clear();
+    }
+    std::vector<Chunk> chunks_;
+    std::size_t capacity_ = 0; // items in the last chunk
 };
 
 // One comma-separated part of a property value, or a label between parts (72 bytes).
@@ -93,7 +131,7 @@ struct ValueItem {
     bool braced = false;         // reference: written as &{...}
     unsigned bits = 32;          // cells: /bits/ width
     TextSpan span;               // the whole part; for a reference or a label, that token
-    std::span<const Cell> cells; // cells, in the parse's CellPool
+    std::span<const Cell> cells; // cells, in the parse's pool
     // string: the text between the quotes when it has no escape (a view into the parsed text,
     // as names are; else the bytes are in `data`); reference: its target; label: its name.
     std::string_view view;
@@ -123,9 +161,9 @@ struct Property {
     bool deleted = false; // /delete-property/ name;
     // What the value holds, so that the resolver's walks for references and labels (every
     // property of a board) skip the values without them instead of reading each cell.
-    bool has_references = false;   // a reference cell or a path reference
-    bool has_value_labels = false; // a label between parts, between cells or between bytes
-    std::vector<ValueItem> value;  // empty for a boolean property
+    bool has_references = false;      // a reference cell or a path reference
+    bool has_value_labels = false;    // a label between parts, between cells or between bytes
+    std::span<const ValueItem> value; // empty for a boolean property; in the parse's pool
 };
 
 struct Node {
@@ -175,7 +213,8 @@ struct File {
     std::vector<MemReserve> memreserves;
     std::vector<TopLevel> items;
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
-    CellPool cells;                           // of every ValueItem
+    Pool<Cell> cells;                         // of every ValueItem
+    Pool<ValueItem> values;                   // of every Property
 
     std::string_view slice(TextSpan span) const;
     // Original file:line:col of the first byte of `span` (through line markers, includes and
