@@ -154,7 +154,8 @@ void Parser::top_level() {
 }
 
 // Items of a node body until '}' (or, for an /include/d file, the end of the text).
-void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end) {
+void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end,
+                        std::size_t properties_base) {
     for (;;) {
         skip();
         if (p_ >= end_) {
@@ -168,13 +169,14 @@ void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool 
                                                    "after /delete-property/ name");
             if (seen_subnode) fail(prop.span, "properties must precede subnodes");
             count_property(start);
-            node.properties.push_back(std::move(prop));
+            property_stack_.push_back(std::move(prop));
             continue;
         }
         if (keyword("/delete-node/")) {
             auto child = deletion<syntax::Node>(start, "a node name after /delete-node/",
                                                 "after /delete-node/ name");
-            node.children.push_back(std::move(child));
+            if (!seen_subnode) store_properties(node, properties_base);
+            node_stack_.push_back(std::move(child));
             seen_subnode = true;
             continue;
         }
@@ -197,10 +199,11 @@ void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool 
             child.name = std::move(item_name);
             child.name_span = span(name_start, name_end);
             child.omit_if_no_ref = omit;
+            if (!seen_subnode) store_properties(node, properties_base);
+            seen_subnode = true;
             node_body(child, start, depth + 1);
             child.span = span(start, p_);
-            node.children.push_back(std::move(child));
-            seen_subnode = true;
+            node_stack_.push_back(std::move(child));
             continue;
         }
         if (omit) fail(start, "/omit-if-no-ref/ must be followed by a node");
@@ -218,8 +221,17 @@ void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool 
         prop.span = span(start, p_);
         if (seen_subnode) fail(prop.span, "properties must precede subnodes");
         count_property(start);
-        node.properties.push_back(std::move(prop));
+        property_stack_.push_back(std::move(prop));
     }
+}
+
+// A node's properties, complete when its first child starts (or its body ends), move from
+// the stack to the pool; its children's properties are then pushed above.
+void Parser::store_properties(syntax::Node& node, std::size_t base) {
+    if (property_stack_.size() == base) return;
+    node.properties = file_.properties.store(std::span(property_stack_).subspan(base));
+    property_stack_.erase(property_stack_.begin() + static_cast<std::ptrdiff_t>(base),
+                          property_stack_.end());
 }
 
 // The text a pointer lies in: the current one, or (after an /include/ opened or closed
@@ -402,7 +414,17 @@ void Parser::node_body(syntax::Node& node, const char* start, int depth) {
     open_brace_ = p_;
     ++p_;
     bool seen_subnode = false;
-    body_items(node, depth, seen_subnode, false);
+    // The node's properties and children are collected on the parser's stacks (its children's
+    // above them), then moved to the parse's pool at once.
+    const std::size_t properties_base = property_stack_.size();
+    const std::size_t nodes_base = node_stack_.size();
+    body_items(node, depth, seen_subnode, false, properties_base);
+    store_properties(node, properties_base);
+    if (node_stack_.size() > nodes_base) {
+        node.children = file_.nodes.store(std::span(node_stack_).subspan(nodes_base));
+        node_stack_.erase(node_stack_.begin() + static_cast<std::ptrdiff_t>(nodes_base),
+                          node_stack_.end());
+    }
     ++p_; // '}'
     expect(';', "after '}'");
     open_brace_ = saved_brace;

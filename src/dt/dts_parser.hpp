@@ -109,7 +109,8 @@ public:
 
     void top_level();
 
-    void body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end);
+    void body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end,
+                    std::size_t properties_base);
 
 private:
     void count_property(const char* at) {
@@ -250,8 +251,11 @@ private:
     void push_labels_here(syntax::Property& prop);
 
     void cells(syntax::Property& prop, syntax::ValueItem& item);
-    std::vector<syntax::Cell> cell_scratch_;      // cells(): the value being read
-    std::vector<syntax::ValueItem> item_scratch_; // property_value(): the value being read
+    std::vector<syntax::Cell> cell_scratch_;       // cells(): the value being read
+    std::vector<syntax::ValueItem> item_scratch_;  // property_value(): the value being read
+    std::vector<syntax::Property> property_stack_; // node_body(): of the nodes being read
+    std::vector<syntax::Node> node_stack_;         // node_body(): children being read
+    void store_properties(syntax::Node& node, std::size_t base);
 
     void bytes(syntax::ValueItem& item);
 

@@ -74,10 +74,10 @@ struct Cell {
     Reference ref() const { return {name, braced, span}; }
 };
 
-// Storage for the cells and value parts of a parse: contiguous chunks, so that a value's parts
-// and cells are one move into memory written in order instead of an allocation each (an arm64
-// board has about 1,800 cell lists and 1,400 values). Items keep their addresses until the pool
-// is destroyed; moving the pool keeps them too.
+// Storage for the nodes, properties, value parts and cells of a parse: contiguous chunks, so
+// that a node's properties or children, a value's parts and cells are one move into memory
+// written in order instead of an allocation each (and a vector grown item by item). Items keep
+// their addresses until the pool is destroyed; moving the pool keeps them too.
 template <class T> class Pool {
 public:
     Pool() = default;
@@ -170,11 +170,11 @@ struct Node {
     std::vector<Label> labels;
     std::string_view name; // "" for the root
     TextSpan name_span;
-    TextSpan span;               // name (or /delete-node/) to '};'
-    bool deleted = false;        // /delete-node/ name;
-    bool omit_if_no_ref = false; // /omit-if-no-ref/
-    std::vector<Property> properties;
-    std::vector<Node> children;
+    TextSpan span;                        // name (or /delete-node/) to '};'
+    bool deleted = false;                 // /delete-node/ name;
+    bool omit_if_no_ref = false;          // /omit-if-no-ref/
+    std::span<const Property> properties; // in the parse's pool
+    std::span<const Node> children;       // in the parse's pool
 };
 
 struct TopLevel {
@@ -215,6 +215,8 @@ struct File {
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
     Pool<Cell> cells;                         // of every ValueItem
     Pool<ValueItem> values;                   // of every Property
+    Pool<Property> properties;                // of every Node
+    Pool<Node> nodes;                         // every Node but the top-level ones
 
     std::string_view slice(TextSpan span) const;
     // Original file:line:col of the first byte of `span` (through line markers, includes and
