@@ -152,13 +152,12 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
         node_label(n, l->name);
     n->props.reserve(sn.properties.size());
     for (const auto& sp : sn.properties) {
-        BProp p;
+        BProp& p = n->props.emplace_back(); // in place: a BProp is 136 bytes
         p.name = sp.name;
         p.def = &sp;
         p.deleted = sp.deleted;
         for (auto l = sp.labels.rbegin(); l != sp.labels.rend(); ++l)
             add_label(p.labels, l->name);
-        n->props.push_back(std::move(p));
     }
     n->children.reserve(sn.children.size());
     for (const auto& sc : sn.children)

@@ -31,7 +31,8 @@ void Parser::property_value(syntax::Property& prop) {
         skip();
         if (p_ >= end_) fail(p_, unexpected("a property value"));
         const char* start = p_;
-        syntax::ValueItem item;
+        // Built in place (nothing else is pushed to the buffer until it is complete).
+        syntax::ValueItem& item = item_scratch_.emplace_back();
         if (*p_ == '"') {
             item.kind = syntax::ValueItem::Kind::string;
             const std::string_view token = quoted_token();
@@ -78,7 +79,6 @@ void Parser::property_value(syntax::Property& prop) {
             fail(p_, unexpected("a property value (\"string\", <cells>, [bytes] or &ref)"));
         }
         item.span = span(start, p_);
-        item_scratch_.push_back(std::move(item));
         push_labels(prop);
         skip();
         if (p_ < end_ && *p_ == ',') {
