@@ -97,7 +97,7 @@ void Resolver::check_duplicate_labels() {
             if (!l.deleted) note(l.name, &n, label_span(n, l.name));
         for (const auto& p : n.props) {
             if (p.deleted || !p.def) continue;
-            for (const auto& l : p.labels)
+            for (const auto& l : p.labels())
                 if (!l.deleted) note(l.name, &p, p.def->name_span);
             if (!p.def->has_value_labels) continue;
             for (const auto& item : p.def->value) {
@@ -197,7 +197,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
             if (n.props[i].deleted || !n.props[i].def) continue;
             const syntax::Property* def = n.props[i].def;
             if (!def->has_references) {
-                n.props[i].phandles.clear();
+                if (n.props[i].extra) n.props[i].extra->phandles.clear();
                 continue;
             }
             std::vector<std::uint32_t> phandles;
@@ -218,7 +218,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
                     phandles.push_back(node_phandle(*target));
                     target->referenced = true;
                 }
-            n.props[i].phandles = std::move(phandles);
+            n.props[i].own().phandles = std::move(phandles);
         }
     });
 }
@@ -232,10 +232,10 @@ void Resolver::fixup_path_references(BNode& root) {
                 BNode* target = by_ref(item.view);
                 if (!target) {
                     not_found(item.ref());
-                    p.path_targets.push_back(nullptr);
+                    p.own().path_targets.push_back(nullptr);
                     continue;
                 }
-                p.path_targets.push_back(target);
+                p.own().path_targets.push_back(target);
                 target->referenced = true;
             }
         }

@@ -30,13 +30,12 @@ void Resolver::append_generated(BNode* n, std::string_view name, const void* dat
     const auto* b = static_cast<const std::uint8_t*>(data);
     for (auto& p : n->props)
         if (!p.deleted && p.name == name) {
-            p.generated.insert(p.generated.end(), b, b + len);
+            p.own().generated.insert(p.own().generated.end(), b, b + len);
             return;
         }
-    BProp p;
+    BProp& p = n->props.emplace_back();
     p.name = name;
-    p.generated.assign(b, b + len);
-    n->props.push_back(std::move(p));
+    p.own().generated.assign(b, b + len);
 }
 
 // dtc -@: /__symbols__ { label = "/path"; } for every labelled node, each given a phandle.
@@ -73,7 +72,7 @@ void Resolver::generate_fixups() {
     for_live(*root_, [&](BNode& n) {
         for (auto& p : n.props) {
             if (p.deleted || !p.def || !p.def->has_references) continue;
-            evaluate(*p.def, &p.phandles, &p.path_targets, false, scratch_);
+            evaluate(*p.def, &p.phandles(), &p.path_targets(), false, scratch_);
             std::size_t k = 0;
             for (const auto& item : p.def->value)
                 for (const auto& c : item.cells)
@@ -183,7 +182,7 @@ void Resolver::convert(const BNode& bn, Node& out) {
         if (bp.deleted) continue;
         Property& p = out.properties.emplace_back();
         p.name = std::string(bp.name);
-        for (const auto& l : bp.labels)
+        for (const auto& l : bp.labels())
             if (!l.deleted) p.labels.emplace_back(l.name);
         if (bp.generated_phandle) {
             put_be(p.value, bn.phandle, 32);
@@ -191,16 +190,16 @@ void Resolver::convert(const BNode& bn, Node& out) {
             continue;
         }
         if (!bp.def) {
-            p.value = bp.generated;
+            p.value = bp.generated();
             p.where = out.where;
             continue;
         }
         if (locate) p.where = file_.locate(bp.def->name_span);
-        evaluate(*bp.def, &bp.phandles, &bp.path_targets, chunks_wanted(bn), scratch_);
+        evaluate(*bp.def, &bp.phandles(), &bp.path_targets(), chunks_wanted(bn), scratch_);
         p.value = scratch_.bytes;
         // A hand-written /__fixups__ or /__local_fixups__ entry gets the generated ones
         // appended (dtc's append_to_property()).
-        p.value.insert(p.value.end(), bp.generated.begin(), bp.generated.end());
+        p.value.insert(p.value.end(), bp.generated().begin(), bp.generated().end());
         p.has_refs = scratch_.has_refs;
         p.chunks.reserve(scratch_.chunks.size());
         for (const auto& c : scratch_.chunks) {

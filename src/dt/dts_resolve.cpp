@@ -157,7 +157,7 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
         p.def = &sp;
         p.deleted = sp.deleted;
         for (auto l = sp.labels.rbegin(); l != sp.labels.rend(); ++l)
-            add_label(p.labels, l->name);
+            add_label(p.own().labels, l->name);
     }
     n->children.reserve(sn.children.size());
     for (const auto& sc : sn.children)
@@ -172,7 +172,7 @@ void Resolver::delete_node(BNode* n) {
     for (auto& p : n->props)
         if (!p.deleted) {
             p.deleted = true;
-            delete_labels(p.labels);
+            if (p.extra) delete_labels(p.extra->labels);
         }
     delete_labels(n->labels);
 }
@@ -188,7 +188,7 @@ void Resolver::merge(BNode* old, BNode* fresh) {
             for (auto& op : old->props)
                 if (op.name == np.name) {
                     op.deleted = true;
-                    delete_labels(op.labels);
+                    if (op.extra) delete_labels(op.extra->labels);
                     break;
                 }
             continue;
@@ -196,8 +196,8 @@ void Resolver::merge(BNode* old, BNode* fresh) {
         bool found = false;
         for (auto& op : old->props)
             if (op.name == np.name) {
-                for (const auto& l : np.labels)
-                    add_label(op.labels, l.name);
+                for (const auto& l : np.labels())
+                    add_label(op.own().labels, l.name);
                 op.def = np.def;
                 op.deleted = false;
                 found = true;

@@ -37,16 +37,42 @@ inline void add_label(std::vector<BLabel>& labels, std::string_view name) {
 
 struct BNode;
 
+// 40 bytes: a board has about 1,400; what most properties lack (labels, references, generated
+// values) is kept apart.
 struct BProp {
     std::string_view name;
     const syntax::Property* def = nullptr; // the assignment whose value counts; null: generated
-    std::vector<BLabel> labels;
     bool deleted = false;
-    // Filled by the reference fixups, in the order the references appear in the value.
-    std::vector<std::uint32_t> phandles;
-    std::vector<const BNode*> path_targets;
-    bool generated_phandle = false;      // `phandle` added by get_node_phandle
-    std::vector<std::uint8_t> generated; // value of a property dtc generates (fixups, symbols)
+    bool generated_phandle = false; // `phandle` added by get_node_phandle
+    struct Extra {
+        std::vector<BLabel> labels;
+        // Filled by the reference fixups, in the order the references appear in the value.
+        std::vector<std::uint32_t> phandles;
+        std::vector<const BNode*> path_targets;
+        std::vector<std::uint8_t> generated; // value of a property dtc generates (fixups, symbols)
+    };
+    std::unique_ptr<Extra> extra;
+
+    Extra& own() {
+        if (!extra) extra = std::make_unique<Extra>();
+        return *extra;
+    }
+    const std::vector<BLabel>& labels() const { return extra ? extra->labels : none().labels; }
+    const std::vector<std::uint32_t>& phandles() const {
+        return extra ? extra->phandles : none().phandles;
+    }
+    const std::vector<const BNode*>& path_targets() const {
+        return extra ? extra->path_targets : none().path_targets;
+    }
+    const std::vector<std::uint8_t>& generated() const {
+        return extra ? extra->generated : none().generated;
+    }
+
+private:
+    static const Extra& none() {
+        static const Extra empty;
+        return empty;
+    }
 };
 
 struct BNode {
