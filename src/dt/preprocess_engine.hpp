@@ -42,18 +42,21 @@ struct FileCache::IncludeMemo {
     // Every macro name the file looked up before changing it, with the fingerprint of the
     // definition it saw (0: undefined). The memo applies when all of them match again.
     struct Dep {
-        std::string name;
-        std::uint32_t hash; // MacroTable::hash(name)
+        std::string_view name; // in `names`
+        std::uint32_t hash;    // MacroTable::hash(name)
         std::uint64_t fingerprint;
     };
     std::vector<Dep> deps;
     // The definitions the file left behind for the names it defined or undefined (null: undefined).
     struct Effect {
-        std::string name;
+        std::string_view name; // in `names`
         std::uint32_t hash;
         std::shared_ptr<const detail::Macro> macro;
     };
     std::vector<Effect> effects;
+    // The bytes of every name above in one block (a large .dtsi looks up thousands of names:
+    // one allocation, read in order when the memo is tried, freed at once).
+    std::unique_ptr<char[]> names;
     std::string text;
     std::vector<Preprocessed::Segment> segments; // offsets relative to `text`
     std::vector<std::shared_ptr<const SourceFile>> files;

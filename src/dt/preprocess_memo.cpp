@@ -1,5 +1,7 @@
 // Reuse of an included file's output when the macros it looked up are unchanged
 // (FileCache::IncludeMemo: macro fingerprints, replay, record), and the builtin macros.
+#include <cstring>
+
 #include "dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
@@ -139,7 +141,7 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
         if (e.kind == Event::Kind::lookup) {
             if (!st) {
                 state.set(e.name, h, &looked_up);
-                memo->deps.push_back({std::string(e.name), h, e.fingerprint});
+                memo->deps.push_back({e.name, h, e.fingerprint}); // copied to names below
             }
         } else if (st != &changed) {
             state.set(e.name, h, &changed);
@@ -148,8 +150,25 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     }
     for (const auto& [name, h] : touched) {
         const Macro* m = macros_.find(name, h);
-        memo->effects.push_back({std::string(name), h, m ? m->shared_from_this() : nullptr});
+        memo->effects.push_back({name, h, m ? m->shared_from_this() : nullptr});
     }
+    // The names still view the engine's text and tokens, which go with this input: copy them.
+    std::size_t bytes = 0;
+    for (const auto& dep : memo->deps)
+        bytes += dep.name.size();
+    for (const auto& effect : memo->effects)
+        bytes += effect.name.size();
+    memo->names = std::make_unique_for_overwrite<char[]>(std::max<std::size_t>(bytes, 1));
+    char* at = memo->names.get();
+    auto keep = [&at](std::string_view& name) {
+        std::memcpy(at, name.data(), name.size());
+        name = std::string_view(at, name.size());
+        at += name.size();
+    };
+    for (auto& dep : memo->deps)
+        keep(dep.name);
+    for (auto& effect : memo->effects)
+        keep(effect.name);
     memo->text = out_.text.substr(text0);
     memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
                           out_.segments.end());
