@@ -162,9 +162,22 @@ std::optional<kernel::Model> load_model(const ConfigOptions& given, Diagnostics&
 
 detail::CommandModel detail::command_model(const ConfigOptions& given,
                                            const std::vector<std::string>& inputs) {
+    auto out = command_config(given, inputs);
+    evaluate_command_model(out);
+    return out;
+}
+
+detail::CommandModel detail::command_config(const ConfigOptions& given,
+                                            const std::vector<std::string>& inputs) {
     detail::CommandModel out;
     Diagnostics diags;
     out.config = resolve_config_options(given, inputs, diags);
+    out.diagnostics = diags.items();
+    return out;
+}
+
+void detail::evaluate_command_model(CommandModel& out) {
+    Diagnostics diags;
     // load_model(), keeping the evaluation's record of the files it read.
     const ConfigOptions options = resolve_config_options(out.config, {}, diags);
     if (auto derive_options = kernel_options(options, diags)) {
@@ -178,8 +191,7 @@ detail::CommandModel detail::command_model(const ConfigOptions& given,
             out.model = kernel::derive(evaluation->config, *derive_options, diags);
         }
     }
-    out.diagnostics = diags.items();
-    return out;
+    out.diagnostics.insert(out.diagnostics.end(), diags.items().begin(), diags.items().end());
 }
 
 void clear_caches() {

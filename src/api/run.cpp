@@ -284,12 +284,34 @@ nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by) {
 CheckOutcome run_check(const CheckRequest& request) {
     const RunScope run_scope; // pipes read once, files stamped once
     CheckOutcome outcome;
-    auto [config, model, config_diagnostics, config_sources] =
-        detail::command_model(request.config, request.inputs);
-    outcome.model = std::move(model);
-    outcome.config_diagnostics = std::move(config_diagnostics);
-    if (!outcome.model) return outcome;
-    std::optional<std::vector<std::string>> sources = std::move(config_sources);
+    // The configuration is evaluated on a thread of its own while the boards are read (it is
+    // the run's longest serial step, and reading a board does not depend on it); a board read
+    // before the model is ready is checked afterwards. An unusable configuration still ends
+    // the run with its diagnostics and nothing else, as if no board had been read.
+    detail::CommandModel command = detail::command_config(request.config, request.inputs);
+    const ConfigOptions config = command.config;
+    std::atomic<bool> model_ready{false};
+    std::exception_ptr model_failure;
+    std::jthread model_thread([&] {
+        try {
+            detail::evaluate_command_model(command);
+        } catch (...) {
+            model_failure = std::current_exception();
+        }
+        model_ready.store(true, std::memory_order_release);
+    });
+    auto finish_model = [&] {
+        if (model_thread.joinable()) model_thread.join();
+        if (model_failure) std::rethrow_exception(model_failure);
+        outcome.model = std::move(command.model);
+        outcome.config_diagnostics = std::move(command.diagnostics);
+    };
+    auto unusable = [&] {
+        CheckOutcome failed;
+        failed.config_diagnostics = std::move(outcome.config_diagnostics);
+        return failed;
+    };
+    std::optional<std::vector<std::string>> sources{std::in_place}; // + the model's, once known
     auto add_sources = [&sources](const std::optional<std::vector<std::string>>& files) {
         if (!files) sources.reset();
         if (sources) sources->insert(sources->end(), files->begin(), files->end());
@@ -316,6 +338,8 @@ CheckOutcome run_check(const CheckRequest& request) {
     Diagnostics overlay_diags;
     auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, overlay_diags);
     if (!overlays) {
+        finish_model();
+        if (!outcome.model) return unusable();
         outcome.input_errors.insert(outcome.input_errors.end(), overlay_diags.items().begin(),
                                     overlay_diags.items().end());
         return outcome;
@@ -327,16 +351,21 @@ CheckOutcome run_check(const CheckRequest& request) {
         std::optional<checks::Result> result;
         std::vector<Diagnostic> errors;
         std::optional<std::vector<std::string>> sources;
+        std::optional<dt::Tree> unchecked; // read before the model was ready
     };
     std::vector<Slot> slots(inputs.size());
     std::mutex progress_mutex;
     std::size_t done = 0;
     detail::for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
+        if (model_ready.load(std::memory_order_acquire) && !command.model) return; // unusable
         Diagnostics diags;
         auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors()) {
-            slots[i].result = checks::run(*tree, *outcome.model, request.checks);
             slots[i].sources = std::move(tree->sources);
+            if (model_ready.load(std::memory_order_acquire))
+                slots[i].result = checks::run(*tree, *command.model, request.checks);
+            else
+                slots[i].unchecked = std::move(tree);
         }
         for (auto& d : diags.items()) {
             if (d.input.empty()) d.input = inputs[i];
@@ -348,6 +377,12 @@ CheckOutcome run_check(const CheckRequest& request) {
         }
     });
 
+    finish_model();
+    if (!outcome.model) return unusable();
+    if (sources) sources->insert(sources->end(), command.sources.begin(), command.sources.end());
+    for (auto& slot : slots)
+        if (slot.unchecked)
+            slot.result = checks::run(*slot.unchecked, *outcome.model, request.checks);
     for (auto& slot : slots) {
         add_sources(slot.sources);
         detail::add_input_result(outcome, std::move(slot.result), std::move(slot.errors));

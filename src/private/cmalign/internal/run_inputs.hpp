@@ -45,6 +45,11 @@ struct CommandModel {
     std::vector<std::string> sources;
 };
 CommandModel command_model(const ConfigOptions& given, const std::vector<std::string>& inputs);
+// command_model() in two steps: the options resolved (kernel tree, arch: quick), then the
+// configuration evaluated and the model derived (the Kconfig tree: the slow part, which a bulk
+// check runs beside the boards it reads).
+CommandModel command_config(const ConfigOptions& given, const std::vector<std::string>& inputs);
+void evaluate_command_model(CommandModel& out);
 
 dt::PreprocessOptions preprocess_options(const TreeOptions& options);
 
