@@ -362,10 +362,10 @@ CheckOutcome run_check(const CheckRequest& request) {
         auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors()) {
             slots[i].sources = std::move(tree->sources);
-            if (model_ready.load(std::memory_order_acquire))
-                slots[i].result = checks::run(*tree, *command.model, request.checks);
-            else
+            if (!model_ready.load(std::memory_order_acquire))
                 slots[i].unchecked = std::move(tree);
+            else if (command.model) // else unusable: the run ends without board results
+                slots[i].result = checks::run(*tree, *command.model, request.checks);
         }
         for (auto& d : diags.items()) {
             if (d.input.empty()) d.input = inputs[i];

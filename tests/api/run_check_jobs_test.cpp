@@ -72,3 +72,22 @@ TEST_CASE("run_check: a configuration that cannot be used ends the run without b
         CHECK(outcome.inputs == 0);
     }
 }
+
+TEST_CASE("run_check: readable boards with an unusable configuration give no board results" *
+          CMALIGN_REAL_MATERIAL(std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12")) {
+    // The configuration is evaluated beside the boards being read: boards read before it
+    // failed must not show up, and their errors (none here) neither.
+    for (unsigned jobs : {1u, 2u}) {
+        CAPTURE(jobs);
+        clear_caches();
+        CheckRequest request = amlogic_request(jobs);
+        request.config.config_files = {"/nonexistent/.config"};
+        const auto outcome = run_check(request);
+        CHECK_FALSE(outcome.model);
+        CHECK_FALSE(outcome.config_diagnostics.empty());
+        CHECK(outcome.input_errors.empty());
+        CHECK(outcome.results.empty());
+        CHECK(outcome.inputs == 0);
+        CHECK_FALSE(outcome.sources);
+    }
+}
