@@ -264,6 +264,8 @@ void Parser::push_include() {
             cycle += chain[j] + " \u2192 ";
         fail(start, fmt::format("include cycle: {}{}", cycle, src->path));
     }
+    if (file_.texts.size() >= kMaxTexts) // TextSpan::text has 24 bits
+        fail(start, fmt::format("more than {} /include/d files in one input", kMaxTexts - 1));
     auto text = std::make_unique<syntax::Text>();
     text->owned = std::make_unique<Preprocessed>(identity(src));
     text->source = text->owned.get();

@@ -57,6 +57,20 @@ std::string value_of(const Tree& tree, const std::string& path, const std::strin
 
 } // namespace
 
+TEST_CASE("dts: a text span holds every offset the input limits allow") {
+    // TextSpan keeps `begin` in 40 bits: no text (a file, or one input's preprocessed output)
+    // may be allowed to grow past that, whatever --limit raises.
+    for (const auto& limit : limit_table()) {
+        if (limit.name != "file-bytes" && limit.name != "expanded-bytes") continue;
+        CAPTURE(limit.name);
+        CHECK(limit.ceiling < (std::uint64_t{1} << 40));
+    }
+    TextSpan span{kMaxTexts - 1, (std::uint64_t{1} << 34) + 5, (std::uint64_t{1} << 34) + 9};
+    CHECK(std::uint64_t{span.text} == kMaxTexts - 1); // (bit-fields do not bind to references)
+    CHECK(std::uint64_t{span.begin} == (std::uint64_t{1} << 34) + 5);
+    CHECK(span.end - span.begin == 4);
+}
+
 TEST_CASE("dts: cells, strings, bytes and mixed values") {
     auto l = load(R"(/dts-v1/;
 / {

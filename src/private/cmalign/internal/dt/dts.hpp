@@ -37,11 +37,15 @@ namespace cmalign::dt {
 
 // Bytes [begin, end) of one parsed text: `text` 0 is the text given to parse(), later numbers
 // are files pulled in with /include/.
+// 16 bytes (in every node, property, value part, cell and label of a board): `begin` fits 40
+// bits because no text may exceed the expanded-bytes ceiling (16 GiB), `text` 24 bits because
+// the parser refuses more /include/d texts (kMaxTexts).
 struct TextSpan {
-    std::uint32_t text = 0;
-    std::size_t begin = 0;
-    std::size_t end = 0;
+    std::uint64_t text : 24 = 0;
+    std::uint64_t begin : 40 = 0;
+    std::uint64_t end = 0;
 };
+inline constexpr std::size_t kMaxTexts = std::size_t{1} << 24;
 
 // Names, labels and reference targets are views into the parsed text (which must outlive the
 // syntax tree): parsing a board allocates no string for them.
