@@ -196,10 +196,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
         for (std::size_t i = 0; i < n.props.size(); ++i) {
             if (n.props[i].deleted || !n.props[i].def) continue;
             const syntax::Property* def = n.props[i].def;
-            if (!def->has_references) {
-                if (n.props[i].extra) n.props[i].extra->phandles.clear();
-                continue;
-            }
+            if (!def->has_references) continue;
             std::vector<std::uint32_t> phandles;
             for (const auto& item : def->value)
                 for (const auto& c : item.cells) {

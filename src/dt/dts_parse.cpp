@@ -153,15 +153,13 @@ void Parser::top_level() {
     }
 }
 
-// Items of a node body until '}' (or, for an /include/d file, the end of the text).
-void Parser::body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end,
-                        std::size_t properties_base) {
+// Items of a node body until '}'; the node's properties are on property_stack_ from
+// `properties_base`, its children pushed to node_stack_.
+void Parser::body_items(syntax::Node& node, int depth, std::size_t properties_base) {
+    bool seen_subnode = false;
     for (;;) {
         skip();
-        if (p_ >= end_) {
-            if (to_end) return;
-            throw_unterminated();
-        }
+        if (p_ >= end_) throw_unterminated();
         if (*p_ == '}') return;
         const char* start = p_;
         if (keyword("/delete-property/")) {
@@ -413,12 +411,11 @@ void Parser::node_body(syntax::Node& node, const char* start, int depth) {
     const char* saved_brace = open_brace_;
     open_brace_ = p_;
     ++p_;
-    bool seen_subnode = false;
     // The node's properties and children are collected on the parser's stacks (its children's
     // above them), then moved to the parse's pool at once.
     const std::size_t properties_base = property_stack_.size();
     const std::size_t nodes_base = node_stack_.size();
-    body_items(node, depth, seen_subnode, false, properties_base);
+    body_items(node, depth, properties_base);
     store_properties(node, properties_base);
     if (node_stack_.size() > nodes_base) {
         node.children = file_.nodes.store(std::span(node_stack_).subspan(nodes_base));

@@ -109,10 +109,8 @@ public:
 
     void top_level();
 
-    void body_items(syntax::Node& node, int depth, bool& seen_subnode, bool to_end,
-                    std::size_t properties_base);
-
 private:
+    void body_items(syntax::Node& node, int depth, std::size_t properties_base);
     void count_property(const char* at) {
         if (++property_count_ > options_.limits.properties)
             fail(at, fmt::format("more than {} properties {}", options_.limits.properties,
@@ -257,7 +255,7 @@ private:
     std::vector<syntax::Node> node_stack_;         // node_body(): children being read
     void store_properties(syntax::Node& node, std::size_t base);
 
-    void bytes(syntax::ValueItem& item);
+    void bytes(syntax::Property& prop, syntax::ValueItem& item);
 
     void incbin(syntax::ValueItem& item, const char* start);
 

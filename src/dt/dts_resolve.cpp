@@ -152,7 +152,7 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
         node_label(n, l->name);
     n->props.reserve(sn.properties.size());
     for (const auto& sp : sn.properties) {
-        BProp& p = n->props.emplace_back(); // in place: a BProp is 136 bytes
+        BProp& p = n->props.emplace_back();
         p.name = sp.name;
         p.def = &sp;
         p.deleted = sp.deleted;

@@ -37,8 +37,8 @@ inline void add_label(std::vector<BLabel>& labels, std::string_view name) {
 
 struct BNode;
 
-// 40 bytes: a board has about 1,400; what most properties lack (labels, references, generated
-// values) is kept apart.
+// Kept small (a board has about 1,400): what most properties lack (labels, reference fixups,
+// generated values) is kept apart.
 struct BProp {
     std::string_view name;
     const syntax::Property* def = nullptr; // the assignment whose value counts; null: generated

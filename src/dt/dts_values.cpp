@@ -64,8 +64,7 @@ void Parser::property_value(syntax::Property& prop) {
         } else if (*p_ == '[') {
             item.kind = syntax::ValueItem::Kind::bytes;
             ++p_;
-            bytes(item);
-            if (item.data && !item.data->inner_labels.empty()) prop.has_value_labels = true;
+            bytes(prop, item);
         } else if (*p_ == '&') {
             item.kind = syntax::ValueItem::Kind::reference;
             const syntax::Reference ref = reference(); // its span is the item's (set below)
@@ -162,7 +161,7 @@ void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
     }
 }
 
-void Parser::bytes(syntax::ValueItem& item) {
+void Parser::bytes(syntax::Property& prop, syntax::ValueItem& item) {
     for (;;) {
         skip();
         if (p_ >= end_) fail(p_, unexpected("']'"));
@@ -172,6 +171,7 @@ void Parser::bytes(syntax::ValueItem& item) {
         }
         auto labels = parse_labels();
         if (!labels.empty()) {
+            prop.has_value_labels = true;
             for (auto& l : labels)
                 item.own_data().inner_labels.push_back(std::move(l));
             continue;

@@ -36,10 +36,10 @@
 namespace cmalign::dt {
 
 // Bytes [begin, end) of one parsed text: `text` 0 is the text given to parse(), later numbers
-// are files pulled in with /include/.
-// 16 bytes (in every node, property, value part, cell and label of a board): `begin` fits 40
-// bits because no text may exceed the expanded-bytes ceiling (16 GiB), `text` 24 bits because
-// the parser refuses more /include/d texts (kMaxTexts).
+// are files pulled in with /include/. 16 bytes, as every node, property, value part, cell and
+// label has one: `begin` fits 40 bits because no text may pass the file-bytes and
+// expanded-bytes ceilings (a test checks them), `text` 24 bits because the parser refuses more
+// /include/d texts (kMaxTexts).
 struct TextSpan {
     std::uint64_t text : 24 = 0;
     std::uint64_t begin : 40 = 0;
@@ -63,8 +63,8 @@ struct Reference {
     TextSpan span;
 };
 
-// One element between < and >. Kept small (56 bytes): a board has thousands, and what the
-// parser costs is mostly the memory it writes.
+// One element between < and >. Kept small: a board has thousands, and what the parser costs
+// is mostly the memory it writes.
 struct Cell {
     enum class Kind : std::uint8_t { integer, reference, label };
     Kind kind = Kind::integer;
@@ -128,7 +128,7 @@ private:
     std::size_t capacity_ = 0; // items in the last chunk
 };
 
-// One comma-separated part of a property value, or a label between parts (72 bytes).
+// One comma-separated part of a property value, or a label between parts.
 struct ValueItem {
     enum class Kind : std::uint8_t { cells, string, bytes, reference, incbin, label };
     Kind kind = Kind::cells;
@@ -154,7 +154,6 @@ struct ValueItem {
     // string: its bytes without the NUL; bytes, incbin: its bytes.
     std::string_view contents() const { return data ? std::string_view(data->bytes) : view; }
     Reference ref() const { return {view, braced, span}; }
-    Label label() const { return {view, span}; }
 };
 
 struct Property {
