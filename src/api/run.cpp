@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -320,7 +321,13 @@ CheckOutcome run_check(const CheckRequest& request) {
     Diagnostics expand_diags;
     auto inputs = expand_inputs(request.inputs, expand_diags);
     outcome.input_errors = expand_diags.items();
-    dt::FileCache cache; // shared .dtsi and headers are read once for all inputs
+    // Shared .dtsi and headers are read once for all inputs. Their include memos are most of
+    // a whole tree's memory: freed when the run's outermost scope closes (never, in the program).
+    struct FreeAtClose {
+        std::shared_ptr<dt::FileCache> cache = std::make_shared<dt::FileCache>();
+        ~FreeAtClose() { RunScope::free_at_close(std::move(cache)); }
+    } file_cache;
+    dt::FileCache& cache = *file_cache.cache;
     if (!request.affected_by.empty()) {
         TreeOptions tree = request.tree;
         if (!tree.kernel_tree) tree.kernel_tree = request.config.kernel_tree;

@@ -3,12 +3,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/answers.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
@@ -149,7 +151,9 @@ ExitCode check_and_print(CheckRequest& request, const Invocation& invocation,
         return ExitCode::input_error;
     }
     print_outcome(request, outcome, invocation);
-    return outcome.exit_code(request.checks.werror);
+    const ExitCode status = outcome.exit_code(request.checks.werror);
+    RunScope::free_at_close(std::make_shared<CheckOutcome>(std::move(outcome))); // see main.cpp
+    return status;
 }
 
 } // namespace

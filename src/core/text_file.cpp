@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <fcntl.h>
 #include <lzma.h>
@@ -238,6 +239,7 @@ std::map<std::pair<dev_t, ino_t>, PipeBytes> pipes_read;
 int open_scopes = 0;         // RunScope
 std::uint64_t scope_run = 0; // RunScope::current() while open_scopes > 0
 std::uint64_t runs_opened = 0;
+std::vector<std::shared_ptr<void>> freed_at_close; // RunScope::free_at_close
 
 } // namespace
 
@@ -296,11 +298,19 @@ RunScope::RunScope() {
 }
 
 RunScope::~RunScope() {
+    std::vector<std::shared_ptr<void>> to_free; // freed after the lock is released
     std::lock_guard lock(pipes_mutex);
     if (--open_scopes == 0) {
         pipes_read.clear();
         scope_run = 0;
+        to_free.swap(freed_at_close);
     }
+}
+
+void RunScope::free_at_close(std::shared_ptr<void> object) {
+    std::lock_guard lock(pipes_mutex);
+    if (open_scopes > 0) freed_at_close.push_back(std::move(object));
+    // else `object` is freed on return, after the lock is released
 }
 
 std::uint64_t RunScope::current() {

@@ -73,6 +73,7 @@ std::uint64_t Parser::integer_prim(int depth, bool* plain_out) {
     if (plain_out) *plain_out = false;
     if (p_ >= end_) fail(p_, unexpected("a number"));
     if (*p_ == '(') {
+        deepest_ = std::max(deepest_, depth);
         if (depth > options_.limits.node_depth)
             fail(p_, fmt::format("expression nested deeper than {} levels {}",
                                  options_.limits.node_depth, limit_hint("node-depth")));
@@ -113,6 +114,7 @@ bool Parser::op(char c) {
 
 // integer_trinary: integer_or | integer_or '?' integer_expr ':' integer_trinary
 std::uint64_t Parser::expr(int depth) {
+    deepest_ = std::max(deepest_, depth);
     if (depth > options_.limits.node_depth)
         fail(p_, fmt::format("expression nested deeper than {} levels {}",
                              options_.limits.node_depth, limit_hint("node-depth")));
@@ -274,6 +276,7 @@ std::uint64_t Parser::binary(int min_level, int depth) {
 }
 
 std::uint64_t Parser::unary(int depth) {
+    deepest_ = std::max(deepest_, depth);
     if (depth > options_.limits.node_depth)
         fail(p_, fmt::format("expression nested deeper than {} levels {}",
                              options_.limits.node_depth, limit_hint("node-depth")));

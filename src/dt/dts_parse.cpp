@@ -16,6 +16,7 @@
 #include <filesystem>
 
 #include "dt/dts_parser.hpp"
+#include "dt/preprocess_engine.hpp"
 
 namespace cmalign::dt {
 
@@ -83,28 +84,35 @@ bool decode_escapes(std::string_view in, std::string& out, std::size_t& bad) {
 }
 
 Parser::Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& options,
-               FileCache& cache, Diagnostics& diags)
-    : file_(file), text_id_(text_id), options_(options), cache_(cache), diags_(diags) {
-    const std::string& t = file.texts[text_id]->source->text;
-    begin_ = t.data();
+               FileCache& cache, Diagnostics& diags, bool shared_chunk)
+    : file_(file), text_id_(text_id), options_(options), cache_(cache), diags_(diags),
+      shared_chunk_(shared_chunk) {
+    const Preprocessed& source = *file.text(text_id).source;
+    begin_ = source.text.data();
     p_ = begin_;
-    end_ = begin_ + t.size();
+    end_ = begin_ + source.text.size();
+    statement_end_ = begin_;
+    if (!shared_chunk && !source.chunks.empty()) chunks_ = &source.chunks;
 }
 
 // sourcefile: headers memreserves devicetree — accepted in any order (see dts.hpp).
 void Parser::top_level() {
     for (;;) {
+        const char* before = p_;
         skip();
+        if (chunks_ && take_shared_chunk(before)) continue;
         if (p_ >= end_) return;
         const char* start = p_;
         if (keyword("/dts-v1/")) {
             expect(';', "after /dts-v1/");
             file_.has_v1 = true;
+            statement_end_ = p_;
             continue;
         }
         if (keyword("/plugin/")) {
             expect(';', "after /plugin/");
             file_.plugin = true;
+            statement_end_ = p_;
             continue;
         }
         std::vector<syntax::Label> labels = parse_labels();
@@ -116,6 +124,7 @@ void Parser::top_level() {
             expect(';', "after /memreserve/ entry");
             mr.span = span(start, p_);
             file_.memreserves.push_back(std::move(mr));
+            statement_end_ = p_;
             continue;
         }
         syntax::TopLevel item;
@@ -150,7 +159,46 @@ void Parser::top_level() {
         }
         item.span = span(start, p_);
         file_.items.push_back(std::move(item));
+        statement_end_ = p_;
     }
+}
+
+bool Parser::take_shared_chunk(const char* before) {
+    if (text_id_ != 0 || !stack_.empty() || before < begin_ || before > p_) return false;
+    const auto& chunks = *chunks_;
+    const std::size_t from = offset(before), to = offset(p_);
+    while (next_chunk_ < chunks.size() && chunks[next_chunk_].out_begin < from)
+        ++next_chunk_; // began inside a statement: parsed as part of it
+    while (next_chunk_ < chunks.size() && chunks[next_chunk_].out_begin <= to) {
+        const auto& chunk = chunks[next_chunk_++];
+        if (chunk.out_end <= to) continue; // blanks only (a header of #defines)
+        // Only an output that a second input includes is parsed to be shared (the memo made by
+        // this input is most often a board's own .dtsi, included once).
+        bool found = false;
+        auto parsed = cache_.parsed_chunk(chunk.memo.get(), found);
+        if (!found) {
+            parsed = parse_shared_chunk(chunk.memo, options_, cache_);
+            cache_.add_parsed_chunk(chunk.memo.get(), parsed);
+        }
+        // Over a limit, the chunk is parsed here again, so that the error names the place.
+        if (!parsed || parsed->depth > options_.limits.node_depth ||
+            node_count_ + parsed->nodes > options_.limits.nodes ||
+            property_count_ + parsed->properties > options_.limits.properties)
+            return false;
+        node_count_ += parsed->nodes;
+        property_count_ += parsed->properties;
+        file_.has_v1 = file_.has_v1 || parsed->file.has_v1;
+        file_.plugin = file_.plugin || parsed->file.plugin;
+        file_.memreserves.insert(file_.memreserves.end(), parsed->file.memreserves.begin(),
+                                 parsed->file.memreserves.end());
+        file_.items.insert(file_.items.end(), parsed->file.items.begin(), parsed->file.items.end());
+        file_.shared_texts.emplace_back(parsed->id, &parsed->text);
+        file_.chunks.push_back(std::move(parsed));
+        p_ = begin_ + chunk.out_end;
+        statement_end_ = p_;
+        return true;
+    }
+    return false;
 }
 
 // Items of a node body until '}'; the node's properties are on property_stack_ from
@@ -266,6 +314,7 @@ void Parser::skip_slow() {
         char c = *p_;
         if (c == '/' && static_cast<std::size_t>(end_ - p_) >= 9 &&
             std::memcmp(p_, "/include/", 9) == 0) {
+            if (shared_chunk_) not_shared();
             push_include(); // lexer-level, as dtc: wherever a token may stand
             continue;
         }
@@ -286,7 +335,8 @@ void Parser::skip_slow() {
         } else if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
             const void* nl = std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_));
             p_ = nl ? static_cast<const char*>(nl) + 1 : end_;
-        } else if (c == '#' && (p_ == begin_ || p_[-1] == '\n') && try_line_marker()) {
+        } else if (c == '#' && (p_ == begin_ || p_[-1] == '\n') && !shared_chunk_ &&
+                   try_line_marker()) {
             // consumed
         } else {
             return;
@@ -400,6 +450,7 @@ syntax::Reference Parser::reference() {
 }
 
 void Parser::node_body(syntax::Node& node, const char* start, int depth) {
+    deepest_ = std::max(deepest_, depth);
     if (depth > options_.limits.node_depth)
         fail(start, fmt::format("nodes nested deeper than {} levels {}", options_.limits.node_depth,
                                 limit_hint("node-depth")));
@@ -434,7 +485,7 @@ using dts_parser::ParseAbort;
 using dts_parser::Parser;
 
 std::string_view syntax::File::slice(TextSpan s) const {
-    const std::string& t = texts[s.text]->source->text;
+    const std::string& t = text(s.text).source->text;
     if (s.begin > t.size() || s.end < s.begin) return {};
     return std::string_view(t).substr(s.begin, s.end - s.begin);
 }
@@ -444,7 +495,7 @@ Location syntax::File::locate(TextSpan s) const {
 }
 
 Location syntax::File::locate(std::uint32_t text_id, std::size_t off) const {
-    const Text& t = *texts[text_id];
+    const Text& t = text(text_id);
     if (!t.markers.empty() && off >= t.markers.front().offset) {
         auto it =
             std::upper_bound(t.markers.begin(), t.markers.end(), off,
@@ -467,14 +518,14 @@ Location syntax::File::locate(std::uint32_t text_id, std::size_t off) const {
 }
 
 std::optional<SourceSpan> syntax::File::source_span(TextSpan s) const {
-    const Text& t = *texts[s.text];
+    const Text& t = text(s.text);
     if (!t.markers.empty() && s.begin >= t.markers.front().offset) return std::nullopt;
     return t.source->source_span(s.begin, s.end);
 }
 
 std::string syntax::File::original_text(TextSpan s) const {
     const std::string_view expanded = slice(s);
-    const Text& t = *texts[s.text];
+    const Text& t = text(s.text);
     const auto& segs = t.source->segments;
     if (s.end <= s.begin || segs.empty() ||
         (!t.markers.empty() && s.begin >= t.markers.front().offset))
@@ -514,6 +565,66 @@ std::string syntax::File::original_text(TextSpan s) const {
     if (original.empty() || original.find(';') != std::string_view::npos)
         return std::string(expanded);
     return std::string(original);
+}
+
+std::shared_ptr<const ParsedChunk>
+parse_shared_chunk(const std::shared_ptr<const FileCache::IncludeMemo>& memo,
+                   const ParseOptions& options, FileCache& cache) {
+    const std::uint32_t id = cache.new_chunk_text();
+    if (id == 0) return nullptr;
+    auto chunk = std::make_shared<ParsedChunk>();
+    chunk->memo = memo;
+    chunk->id = id;
+    chunk->text.source = &memo->out;
+    chunk->file.shared_texts.emplace_back(id, &chunk->text);
+    // An error or a warning is reported where the input that meets it parses the text itself.
+    Diagnostics quiet;
+    Parser parser(chunk->file, id, options, cache, quiet, true);
+    try {
+        parser.top_level();
+    } catch (ParseAbort&) {
+        return nullptr;
+    }
+    // What follows the last statement must be blanks, which no token of the next text can join.
+    const std::string& text = memo->out.text;
+    const bool blank_tail =
+        std::all_of(text.begin() + static_cast<std::ptrdiff_t>(parser.statements_end()), text.end(),
+                    [](char c) { return dts_parser::is_space(c); });
+    if (parser.had_errors() || !quiet.items().empty() || !blank_tail) return nullptr;
+    chunk->nodes = parser.nodes();
+    chunk->properties = parser.properties();
+    chunk->depth = parser.deepest();
+    return chunk;
+}
+
+std::shared_ptr<const ParsedChunk> FileCache::parsed_chunk(const IncludeMemo* memo, bool& found) {
+    std::lock_guard lock(mutex_);
+    auto it = parsed_.find(memo);
+    found = it != parsed_.end();
+    return found ? it->second : nullptr;
+}
+
+void FileCache::add_parsed_chunk(const IncludeMemo* memo,
+                                 std::shared_ptr<const ParsedChunk> chunk) {
+    // Enough for the .dtsi files of a few SoCs: inputs come sorted by path.
+    constexpr std::size_t budget = std::size_t{4} << 20;
+    std::lock_guard lock(mutex_);
+    const std::size_t bytes = chunk ? chunk->memo->out.text.size() : 0;
+    if (!parsed_.emplace(memo, std::move(chunk)).second) return; // parsed twice: the first stays
+    if (bytes == 0) return; // "not parsed on its own" is kept for good
+    parsed_order_.emplace_back(memo, bytes);
+    parsed_bytes_ += bytes;
+    while (parsed_bytes_ > budget && parsed_order_.size() > 1) {
+        parsed_bytes_ -= parsed_order_.front().second;
+        parsed_.erase(parsed_order_.front().first);
+        parsed_order_.pop_front();
+    }
+}
+
+std::uint32_t FileCache::new_chunk_text() {
+    std::lock_guard lock(mutex_);
+    if (chunk_texts_ + kSharedText >= std::size_t{1} << 24) return 0; // TextSpan::text: 24 bits
+    return static_cast<std::uint32_t>(kSharedText + chunk_texts_++);
 }
 
 std::optional<syntax::File> parse(const Preprocessed& text, const ParseOptions& options,

@@ -16,6 +16,13 @@
 
 namespace cmalign::dt {
 
+// The statements of an include memo's output parsed on their own, to be shared by the inputs
+// that include that output between two statements (ParsedChunk); null when the output is not
+// whole statements that parse without a diagnostic and without reading anything else.
+std::shared_ptr<const ParsedChunk>
+parse_shared_chunk(const std::shared_ptr<const FileCache::IncludeMemo>& memo,
+                   const ParseOptions& options, FileCache& cache);
+
 namespace dts_parser {
 
 namespace x3 = boost::spirit::x3;
@@ -102,10 +109,18 @@ struct ParseAbort {}; // thrown inside the parser only, caught in parse()
 
 class Parser {
 public:
+    // `shared_chunk`: the text is a shared chunk's (parse_shared_chunk): anything whose meaning
+    // depends on the input around it (/include/ and /incbin/, found from the input's
+    // directories, and line markers) ends the parse, which the chunk is then not shared for.
     Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& options, FileCache& cache,
-           Diagnostics& diags);
+           Diagnostics& diags, bool shared_chunk = false);
 
     bool had_errors() const { return errors_; }
+    std::uint64_t nodes() const { return node_count_; }
+    std::uint64_t properties() const { return property_count_; }
+    int deepest() const { return deepest_; }
+    // Where the last top-level statement ended.
+    std::size_t statements_end() const { return offset(statement_end_); }
 
     void top_level();
 
@@ -129,12 +144,23 @@ private:
     std::uint64_t node_count_ = 0;
     std::uint64_t property_count_ = 0;
     const char* open_brace_ = nullptr; // innermost unterminated '{', for the error message
+    const char* statement_end_ = nullptr;
+    int deepest_ = 0; // the deepest node or expression nesting (node-depth bounds both)
+
+    // Shared chunks (ParsedChunk): the main text's chunks and the next one not passed yet.
+    bool shared_chunk_ = false; // this parse makes one
+    const std::vector<Preprocessed::Chunk>* chunks_ = nullptr;
+    std::size_t next_chunk_ = 0;
+    // Between two top-level statements (blanks from `before` to p_): takes the statements of a
+    // chunk that starts among those blanks from its shared parse, p_ then after the chunk.
+    bool take_shared_chunk(const char* before);
+    [[noreturn]] void not_shared() { throw ParseAbort{}; }
 
     std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin_); }
 
     std::uint32_t text_of(const char* at) const;
     std::size_t offset_in(std::uint32_t id, const char* at) const {
-        return static_cast<std::size_t>(at - file_.texts[id]->source->text.data());
+        return static_cast<std::size_t>(at - file_.text(id).source->text.data());
     }
     // A span that starts in one text and ends in another is cut at the end of the first.
     TextSpan span(const char* b, const char* e) const {
@@ -142,7 +168,7 @@ private:
         if (le(begin_, b) && le(b, e) && le(e, end_)) return {text_id_, offset(b), offset(e)};
         auto tb = text_of(b);
         if (tb == text_id_ && text_of(e) == text_id_) return {text_id_, offset(b), offset(e)};
-        return {tb, offset_in(tb, b), file_.texts[tb]->source->text.size()};
+        return {tb, offset_in(tb, b), file_.text(tb).source->text.size()};
     }
 
     Location where(const char* at) const {
@@ -272,7 +298,7 @@ private:
     std::vector<Frame> stack_;
 
     std::string current_file() const {
-        const auto& files = file_.texts[text_id_]->source->files;
+        const auto& files = file_.text(text_id_).source->files;
         return files.empty() ? file_.locate(text_id_, 0).file : files.front()->path;
     }
 

@@ -57,9 +57,10 @@ struct FileCache::IncludeMemo {
     // The bytes of every name above in one block (a large .dtsi looks up thousands of names:
     // one allocation, read in order when the memo is tried, freed at once).
     std::unique_ptr<char[]> names;
-    std::string text;
-    std::vector<Preprocessed::Segment> segments; // offsets relative to `text`
-    std::vector<std::shared_ptr<const SourceFile>> files;
+    // The output: text, segments (offsets relative to it) and every file read. A file the
+    // main file includes between two statements is parsed from it once for every input that
+    // includes the same output (ParsedChunk, in dts.hpp).
+    Preprocessed out;
 };
 
 namespace pp_engine {

@@ -83,14 +83,15 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
         for (const auto& e : memo->effects)
             set_macro(e.name, e.hash, e.macro.get());
         const std::size_t base = out_.text.size();
-        out_.text.append(memo->text);
-        for (Preprocessed::Segment seg : memo->segments) {
+        out_.text.append(memo->out.text);
+        for (Preprocessed::Segment seg : memo->out.segments) {
             seg.out_begin += base;
             seg.out_end += base;
             out_.segments.push_back(seg);
         }
-        for (const auto& f : memo->files)
+        for (const auto& f : memo->out.files)
             remember(f);
+        out_.chunks.push_back({base, out_.text.size(), memo});
         deepest_ = std::max(deepest_, frames_.size() + static_cast<std::size_t>(memo->nesting));
         used_memos_.push_back(memo);
         have_last_ = false;
@@ -169,14 +170,15 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
         keep(dep.name);
     for (auto& effect : memo->effects)
         keep(effect.name);
-    memo->text = out_.text.substr(text0);
-    memo->segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
-                          out_.segments.end());
-    for (auto& seg : memo->segments) {
+    memo->out.text = out_.text.substr(text0);
+    memo->out.segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
+                              out_.segments.end());
+    for (auto& seg : memo->out.segments) {
         seg.out_begin -= text0;
         seg.out_end -= text0;
     }
-    memo->files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0), out_.files.end());
+    memo->out.files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
+                           out_.files.end());
     if (level == 1) {
         events_.clear(); // nothing encloses it: the events are not needed again
     } else {

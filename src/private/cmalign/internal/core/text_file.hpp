@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"
@@ -63,6 +65,12 @@ public:
 
     // Which run is open (nested scopes share the outermost one's); 0 when none is.
     static std::uint64_t current();
+
+    // Hands over an object whose only job left is to be freed (a bulk check's include memos and
+    // results: hundreds of MB in millions of blocks): the outermost scope frees it when it
+    // closes, or at once when none is open. A program that ends without closing its scope (the
+    // command line, whose last act is exiting) never spends time freeing it.
+    static void free_at_close(std::shared_ptr<void> object);
 };
 
 // The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers

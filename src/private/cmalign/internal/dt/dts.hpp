@@ -36,16 +36,20 @@
 namespace cmalign::dt {
 
 // Bytes [begin, end) of one parsed text: `text` 0 is the text given to parse(), later numbers
-// are files pulled in with /include/. 16 bytes, as every node, property, value part, cell and
-// label has one: `begin` fits 40 bits because no text may pass the file-bytes and
-// expanded-bytes ceilings (a test checks them), `text` 24 bits because the parser refuses more
-// /include/d texts (kMaxTexts).
+// are files pulled in with /include/, numbers from kSharedText on the texts of shared chunks
+// (ParsedChunk). 16 bytes, as every node, property, value part, cell and label has one: `begin`
+// fits 40 bits because no text may pass the file-bytes and expanded-bytes ceilings (a test
+// checks them), `text` 24 bits because the parser refuses more /include/d texts (kMaxTexts)
+// and makes fewer shared chunks.
 struct TextSpan {
     std::uint64_t text : 24 = 0;
     std::uint64_t begin : 40 = 0;
     std::uint64_t end = 0;
 };
-inline constexpr std::size_t kMaxTexts = std::size_t{1} << 24;
+inline constexpr std::size_t kSharedText = std::size_t{1} << 23;
+inline constexpr std::size_t kMaxTexts = kSharedText;
+
+struct ParsedChunk;
 
 // Names, labels and reference targets are views into the parsed text (which must outlive the
 // syntax tree): parsing a board allocates no string for them.
@@ -220,6 +224,17 @@ struct File {
     Pool<ValueItem> values;                   // of every Property
     Pool<Property> properties;                // of every Node
     Pool<Node> nodes;                         // every Node but the top-level ones
+    // The shared chunks whose statements `items` holds (their nodes stay in their pools), and
+    // their texts by number (kSharedText and up).
+    std::vector<std::shared_ptr<const ParsedChunk>> chunks;
+    std::vector<std::pair<std::uint32_t, const Text*>> shared_texts;
+
+    const Text& text(std::uint32_t id) const {
+        if (id < texts.size()) return *texts[id];
+        for (const auto& [number, text] : shared_texts)
+            if (number == id) return *text;
+        return *texts.front(); // not reached: every span names a text of its file
+    }
 
     std::string_view slice(TextSpan span) const;
     // Original file:line:col of the first byte of `span` (through line markers, includes and
@@ -234,6 +249,20 @@ struct File {
 };
 
 } // namespace syntax
+
+// The parse of the output of a file that inputs #include between two statements (a SoC's
+// .dtsi), made once and shared, read-only, by every input whose preprocessing gave the same
+// output there (the same include memo): a SoC's boards parse its .dtsi once, not once each.
+// Its spans are in its own text (number `id`, the memo's output), its names view that text.
+struct ParsedChunk {
+    std::shared_ptr<const FileCache::IncludeMemo> memo; // keeps the text alive
+    std::uint32_t id = 0;
+    syntax::Text text; // source: the memo's output
+    syntax::File file; // the statements (items) and their pools
+    std::uint64_t nodes = 0;
+    std::uint64_t properties = 0;
+    int depth = 0; // the deepest node or expression (limits.node_depth, checked on each use)
+};
 
 struct ParseOptions {
     std::vector<std::string> include_dirs; // for /include/ and /incbin/ after the file's own dir

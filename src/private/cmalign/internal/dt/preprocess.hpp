@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +20,8 @@
 #include "cmalign/dt/tree.hpp"
 
 namespace cmalign::dt {
+
+struct ParsedChunk; // dts.hpp
 
 // An original file as read from disk, with its line index.
 struct SourceFile {
@@ -54,11 +58,26 @@ public:
     std::vector<std::shared_ptr<const IncludeMemo>> include_memos(const SourceFile* file);
     void add_include_memo(const SourceFile* file, std::shared_ptr<const IncludeMemo> memo);
 
+    // Internal to the DTS parser: its parse of a memo's output (dts.hpp), shared by the inputs
+    // that include that output between two statements. `found` false: not parsed yet; a null
+    // chunk: the output is not parsed on its own (it is not whole statements).
+    std::shared_ptr<const ParsedChunk> parsed_chunk(const IncludeMemo* memo, bool& found);
+    void add_parsed_chunk(const IncludeMemo* memo, std::shared_ptr<const ParsedChunk> chunk);
+    // The text number of a new shared chunk (kSharedText and up), 0 when none is left.
+    std::uint32_t new_chunk_text();
+
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<const SourceFile>> files_;
     std::unordered_map<std::string, std::pair<std::string, Location>> refused_; // over a limit
     std::unordered_map<const SourceFile*, std::vector<std::shared_ptr<const IncludeMemo>>> memos_;
+    // Keyed by the memo, which lives as long as the cache. The oldest chunks are dropped past
+    // a budget of their texts' bytes: a bulk run takes boards in path order, so a SoC's boards
+    // come one after another, and a parse takes about six times its text.
+    std::unordered_map<const IncludeMemo*, std::shared_ptr<const ParsedChunk>> parsed_;
+    std::deque<std::pair<const IncludeMemo*, std::size_t>> parsed_order_;
+    std::size_t parsed_bytes_ = 0;
+    std::uint32_t chunk_texts_ = 0;
 };
 
 struct PreprocessOptions {
@@ -87,6 +106,16 @@ struct Preprocessed {
     std::string text;
     std::vector<Segment> segments;
     std::vector<std::shared_ptr<const SourceFile>> files; // every file read, first = main file
+
+    // The output of each #included file taken from an include memo (made by an earlier
+    // input), in order. The DTS parser parses such an output once for all inputs that include
+    // it between two statements (a SoC's .dtsi), instead of once per board.
+    struct Chunk {
+        std::size_t out_begin = 0;
+        std::size_t out_end = 0;
+        std::shared_ptr<const FileCache::IncludeMemo> memo;
+    };
+    std::vector<Chunk> chunks;
 
     // Original location of an output byte (for a macro expansion: the invocation site).
     Location locate(std::size_t out_offset) const;
