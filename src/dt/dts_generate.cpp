@@ -19,7 +19,7 @@ BNode* Resolver::root_child(std::string_view name) {
     BNode* n = new_node();
     n->name = name;
     n->parent = root_;
-    n->fullpath = "/" + std::string(name);
+    n->fullpath = keep_path("/", name);
     root_->children.push_back(n);
     return n;
 }
@@ -52,7 +52,7 @@ void Resolver::generate_symbols() {
             for (const auto& p : symbols->props)
                 if (!p.deleted && p.name == l.name) exists = true;
             if (exists) continue; // dtc warns "label already exists" and skips
-            append_generated(symbols, l.name, n.fullpath.c_str(), n.fullpath.size() + 1);
+            append_generated(symbols, l.name, n.fullpath.data(), n.fullpath.size() + 1);
         }
         node_phandle(n);
     });
@@ -139,29 +139,37 @@ std::uint32_t Resolver::guess_boot_cpuid() {
 }
 
 // Node and property locations: everywhere, or (when the caller asks for fewer) for the root,
-// its children and what lies under chunk_paths. Locating costs a search and a string copy.
-bool Resolver::locations_wanted(const BNode& bn) const {
-    if (options_.all_locations) return true;
-    const std::string& p = bn.fullpath;
-    if (p.find('/', 1) == std::string::npos) return true; // "/" and its children
-    return !options_.chunk_paths.empty() && under_chunk_paths(bn);
+// the memory nodes among its children (device_type = "memory", wherever they are named) and
+// what lies under chunk_paths. Locating costs a search and a string copy.
+bool Resolver::locations_wanted(const BNode& bn) {
+    if (options_.all_locations || &bn == root_) return true;
+    if (!options_.chunk_paths.empty() && under_chunk_paths(bn)) return true;
+    if (bn.fullpath.find('/', 1) != std::string_view::npos) return false; // not a root child
+    for (const auto& p : bn.props) {
+        if (p.deleted || p.name != "device_type" || !p.def) continue;
+        evaluate(*p.def, nullptr, nullptr, false, scratch_);
+        static constexpr std::string_view memory{"memory", 7}; // with its NUL
+        return scratch_.bytes.size() >= memory.size() &&
+               std::equal(memory.begin(), memory.end(), scratch_.bytes.begin());
+    }
+    return false;
 }
 
 // Whether `bn` and what lies below it go into the Tree (see ResolveOptions::whole_tree).
 bool Resolver::subtree_wanted(const BNode& bn) const {
     if (options_.whole_tree) return true;
-    const std::string& p = bn.fullpath;
-    if (p.find('/', 1) == std::string::npos) return true; // "/" and its children
+    const std::string_view p = bn.fullpath;
+    if (p.find('/', 1) == std::string_view::npos) return true; // "/" and its children
     return under_chunk_paths(bn);
 }
 
 bool Resolver::under_chunk_paths(const BNode& bn) const {
     if (options_.chunk_paths.empty()) return true;
     for (const auto& prefix : options_.chunk_paths) {
-        const std::string& p = bn.fullpath;
+        const std::string_view p = bn.fullpath;
         // "/memory" covers "/memory@40000000" and everything below either
         if (p == prefix || prefix == "/" ||
-            (p.size() > prefix.size() && p.compare(0, prefix.size(), prefix) == 0 &&
+            (p.size() > prefix.size() && p.starts_with(prefix) &&
              (p[prefix.size()] == '/' || p[prefix.size()] == '@')))
             return true;
     }

@@ -315,6 +315,7 @@ void Parser::skip_slow() {
         if (c == '/' && static_cast<std::size_t>(end_ - p_) >= 9 &&
             std::memcmp(p_, "/include/", 9) == 0) {
             if (shared_chunk_) not_shared();
+            file_.read_files = true;
             push_include(); // lexer-level, as dtc: wherever a token may stand
             continue;
         }

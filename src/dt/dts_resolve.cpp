@@ -129,12 +129,12 @@ std::optional<Tree> Resolver::run() {
     return tree;
 }
 
-void Resolver::error(const Location& at, std::string message, const std::string& node) {
+void Resolver::error(const Location& at, std::string message, std::string_view node) {
     Diagnostic d;
     d.severity = Severity::error;
     d.where = at;
     d.message = std::move(message);
-    d.node = node;
+    d.node = std::string(node);
     diags_.add(std::move(d));
     errors_ = true;
 }
@@ -150,7 +150,7 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
     // "a: b: n" is a: (b: (n)) in dtc's grammar: the inner label is added first
     for (auto l = sn.labels.rbegin(); l != sn.labels.rend(); ++l)
         node_label(n, l->name);
-    n->props.reserve(sn.properties.size());
+    n->props.reserve(sn.properties.size() + 1); // + the `phandle` a reference may add
     for (const auto& sp : sn.properties) {
         BProp& p = n->props.emplace_back();
         p.name = sp.name;
@@ -377,17 +377,34 @@ void Resolver::top_level(const syntax::TopLevel& item) {
     }
 }
 
-void Resolver::fill_paths(BNode& n, const std::string& parent_path) {
-    // Built in place: one allocation a node (the concatenation made two temporaries).
-    n.fullpath.clear();
-    if (&n == root_) {
-        n.fullpath = "/";
-    } else {
-        n.fullpath.reserve(parent_path.size() + 1 + n.name.size());
-        n.fullpath.append(parent_path);
-        if (parent_path != "/") n.fullpath.push_back('/');
-        n.fullpath.append(n.name);
+std::string_view Resolver::keep_path(std::string_view parent, std::string_view name) {
+    // "" + "" is the root's "/"; below the root, parent + '/' + name.
+    const bool root = parent.empty() && name.empty();
+    const bool slash = !root && parent != "/";
+    const std::size_t size = root ? 1 : parent.size() + (slash ? 1 : 0) + name.size();
+    if (path_left_ < size + 1) {
+        const std::size_t block = std::max<std::size_t>(size + 1, 16384);
+        path_blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
+        path_free_ = path_blocks_.back().get();
+        path_left_ = block;
     }
+    char* at = path_free_;
+    char* p = at;
+    if (root) {
+        *p++ = '/';
+    } else {
+        p = std::copy(parent.begin(), parent.end(), p);
+        if (slash) *p++ = '/';
+        p = std::copy(name.begin(), name.end(), p);
+    }
+    *p = '\0'; // for a /__symbols__ value
+    path_free_ += size + 1;
+    path_left_ -= size + 1;
+    return {at, size};
+}
+
+void Resolver::fill_paths(BNode& n, std::string_view parent_path) {
+    n.fullpath = &n == root_ ? keep_path({}, {}) : keep_path(parent_path, n.name);
     for (BNode* c : n.children)
         fill_paths(*c, n.fullpath);
 }
@@ -417,8 +434,7 @@ std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& o
     ResolveOptions ropts = resolve_options;
     if (ropts.input.empty()) ropts.input = path;
     auto tree = resolve(*syntax_file, diags, ropts);
-    if (tree && text->text.find("/include/") == std::string::npos &&
-        text->text.find("/incbin/") == std::string::npos) {
+    if (tree && !syntax_file->read_files) {
         tree->sources.emplace();
         for (const auto& file : text->files)
             if (file) tree->sources->push_back(file->path);

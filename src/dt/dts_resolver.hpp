@@ -87,7 +87,7 @@ struct BNode {
     bool omit_if_unused = false;
     bool referenced = false;
     std::uint32_t phandle = no_phandle;
-    std::string fullpath;
+    std::string_view fullpath; // NUL-terminated, in the resolver's path storage
 };
 
 // Evaluated property value.
@@ -137,7 +137,7 @@ private:
         diags_.error(file_.locate(at), std::move(message));
         errors_ = true;
     }
-    void error(const Location& at, std::string message, const std::string& node = {});
+    void error(const Location& at, std::string message, std::string_view node = {});
 
     BNode* new_node() { return &arena_.emplace_back(); }
 
@@ -182,7 +182,12 @@ private:
 
     void top_level(const syntax::TopLevel& item);
 
-    void fill_paths(BNode& n, const std::string& parent_path);
+    void fill_paths(BNode& n, std::string_view parent_path);
+    // Every node's path in a few blocks instead of a string each (a board has about 400).
+    std::string_view keep_path(std::string_view parent, std::string_view name);
+    std::vector<std::unique_ptr<char[]>> path_blocks_;
+    char* path_free_ = nullptr;
+    std::size_t path_left_ = 0;
 
     Location node_location(const BNode& n) const {
         if (n.first_def) return file_.locate(n.first_def->name_span);
@@ -241,7 +246,7 @@ private:
         return under_chunk_paths(bn);
     }
 
-    bool locations_wanted(const BNode& bn) const;
+    bool locations_wanted(const BNode& bn);
 
     bool subtree_wanted(const BNode& bn) const;
 

@@ -188,6 +188,7 @@ void Parser::bytes(syntax::Property& prop, syntax::ValueItem& item) {
 
 void Parser::incbin(syntax::ValueItem& item, const char* start) {
     if (shared_chunk_) not_shared(); // the file is found from the input's directories
+    file_.read_files = true;
     expect('(', "after /incbin/");
     skip();
     if (p_ >= end_ || *p_ != '"') fail(p_, unexpected("a file name"));

@@ -217,6 +217,7 @@ struct Text {
 struct File {
     bool has_v1 = false;
     bool plugin = false;
+    bool read_files = false; // dtc's /include/ or /incbin/ read a file (the preprocessor did not)
     std::vector<MemReserve> memreserves;
     std::vector<TopLevel> items;
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
@@ -282,8 +283,9 @@ struct ResolveOptions {
     // allowed ("/memory" covers "/memory@40000000"); e.g. {"/reserved-memory", "/memory",
     // "/chosen"} for `check`. Locations for every cell cost about 40% of resolve().
     std::vector<std::string> chunk_paths;
-    // false: Node::where and Property::where are filled only for the root, its children and the
-    // nodes under chunk_paths (every node when chunk_paths is empty); the rest stay unknown.
+    // false: Node::where and Property::where are filled only for the root, the memory nodes
+    // among its children (device_type = "memory") and the nodes under chunk_paths (every node
+    // when chunk_paths is empty); the rest stay unknown.
     bool all_locations = true;
     // false: the Tree holds only the root, its children (with their properties) and the nodes
     // under chunk_paths; deeper nodes elsewhere are checked as dtc does but left out. Converting
