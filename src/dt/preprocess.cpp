@@ -77,6 +77,7 @@ std::optional<Preprocessed> Engine::run(const std::string& path) {
     }
     main_path_ = main->path;
     remember(main);
+    out_.text.reserve(std::size_t{1} << 20);
     process_file(*main, -1);
     if (failed_) return std::nullopt;
     return std::move(out_);
@@ -102,16 +103,16 @@ void Engine::out_piece(const SourceFile* file, std::size_t src, std::string_view
     const std::size_t at = out_.text.size();
     out_.text.append(text);
     if (!segs.empty() && !std::exchange(merge_barrier_, false)) {
-        auto& last = segs.back();
-        const bool continues = verbatim ? last.src_begin + (last.out_end - last.out_begin) == src
-                                        : last.src_begin == src;
-        if (last.verbatim == verbatim && last.file == file && last.out_end == at && continues) {
-            last.out_end = out_.text.size();
+        // The last segment runs to `at` (segments cover the output).
+        const auto& last = segs.back();
+        const bool continues =
+            verbatim ? last.src_begin + (at - last.out_begin) == src : last.src_begin == src;
+        if ((last.verbatim != 0) == verbatim && last.file == file && continues) {
             check_size();
             return;
         }
     }
-    segs.push_back({at, out_.text.size(), file, src, verbatim});
+    segs.push_back({at, verbatim, file, src});
     check_size();
 }
 

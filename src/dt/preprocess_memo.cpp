@@ -86,7 +86,6 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
         out_.text.append(memo->out.text);
         for (Preprocessed::Segment seg : memo->out.segments) {
             seg.out_begin += base;
-            seg.out_end += base;
             out_.segments.push_back(seg);
         }
         for (const auto& f : memo->out.files)
@@ -173,10 +172,8 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     memo->out.text = out_.text.substr(text0);
     memo->out.segments.assign(out_.segments.begin() + static_cast<std::ptrdiff_t>(segments0),
                               out_.segments.end());
-    for (auto& seg : memo->out.segments) {
+    for (auto& seg : memo->out.segments)
         seg.out_begin -= text0;
-        seg.out_end -= text0;
-    }
     memo->out.files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
                            out_.files.end());
     if (level == 1) {

@@ -157,7 +157,9 @@ Location Preprocessed::locate(std::size_t out_offset) const {
     const Segment& s = *it;
     if (!s.file) return {};
     if (!s.verbatim) return s.file->location(s.src_begin);
-    const std::size_t within = std::min(out_offset, s.out_end) - std::min(out_offset, s.out_begin);
+    const std::size_t begin = s.out_begin;
+    const std::size_t end = segment_end(static_cast<std::size_t>(it - segments.begin()));
+    const std::size_t within = std::min(out_offset, end) - std::min(out_offset, begin);
     return s.file->location(s.src_begin + within);
 }
 
@@ -169,7 +171,8 @@ std::optional<SourceSpan> Preprocessed::source_span(std::size_t out_begin,
     if (it == segments.begin()) return std::nullopt;
     --it;
     const Segment& s = *it;
-    if (!s.verbatim || !s.file || out_begin < s.out_begin || out_end > s.out_end)
+    if (!s.verbatim || !s.file || out_begin < s.out_begin ||
+        out_end > segment_end(static_cast<std::size_t>(it - segments.begin())))
         return std::nullopt;
     SourceSpan span;
     span.file = s.file->path;
@@ -182,13 +185,7 @@ Preprocessed identity(std::shared_ptr<const SourceFile> file) {
     Preprocessed out;
     if (!file) return out;
     out.text = file->text;
-    Preprocessed::Segment segment;
-    segment.out_begin = 0;
-    segment.out_end = out.text.size();
-    segment.file = file.get();
-    segment.src_begin = 0;
-    segment.verbatim = true;
-    out.segments.push_back(segment);
+    out.segments.push_back({0, true, file.get(), 0});
     out.files.push_back(std::move(file));
     return out;
 }
