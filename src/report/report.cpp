@@ -177,7 +177,7 @@ nlohmann::json to_json(const reserved::Region& r) {
     auto ranges = nlohmann::json::array();
     for (const auto& a : r.alloc_ranges)
         ranges.push_back({a.base, a.size});
-    j["alloc_ranges"] = ranges;
+    j["alloc_ranges"] = std::move(ranges);
     // Extra keys (docs/json.md: keys may be added, never dropped): why a region is inactive, and
     // how it is placed.
     j["dynamic"] = r.dynamic;
@@ -233,7 +233,7 @@ nlohmann::json check_json(const nlohmann::json& alignment, std::span<const check
             regions.push_back(to_json(r));
         all.insert(all.end(), result.diagnostics.begin(), result.diagnostics.end());
     }
-    j["regions"] = regions;
+    j["regions"] = std::move(regions); // a whole tree has thousands: not copied
     j["diagnostics"] = diagnostics_json(all);
     j["summary"] = summary_json(all);
     return j;
