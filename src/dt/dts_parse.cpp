@@ -92,7 +92,8 @@ Parser::Parser(syntax::File& file, std::uint32_t text_id, const ParseOptions& op
     p_ = begin_;
     end_ = begin_ + source.text.size();
     statement_end_ = begin_;
-    if (!shared_chunk && !source.chunks.empty()) chunks_ = &source.chunks;
+    main_text_ = text_id;
+    if (!source.chunks.empty()) chunks_ = &source.chunks;
 }
 
 // sourcefile: headers memreserves devicetree — accepted in any order (see dts.hpp).
@@ -164,7 +165,7 @@ void Parser::top_level() {
 }
 
 bool Parser::take_shared_chunk(const char* before) {
-    if (text_id_ != 0 || !stack_.empty() || before < begin_ || before > p_) return false;
+    if (text_id_ != main_text_ || !stack_.empty() || before < begin_ || before > p_) return false;
     const auto& chunks = *chunks_;
     const std::size_t from = offset(before), to = offset(p_);
     while (next_chunk_ < chunks.size() && chunks[next_chunk_].out_begin < from)
@@ -172,27 +173,32 @@ bool Parser::take_shared_chunk(const char* before) {
     while (next_chunk_ < chunks.size() && chunks[next_chunk_].out_begin <= to) {
         const auto& chunk = chunks[next_chunk_++];
         if (chunk.out_end <= to) continue; // blanks only (a header of #defines)
-        // Only an output that a second input includes is parsed to be shared (the memo made by
-        // this input is most often a board's own .dtsi, included once).
+        // The first input that meets an output here parses it on its own (taking the parses
+        // of the files it includes in turn) and keeps that for the next; the outermost chunk
+        // that starts here is taken, so a board family's .dtsi is shared whole.
         bool found = false;
         auto parsed = cache_.parsed_chunk(chunk.memo.get(), found);
         if (!found) {
             parsed = parse_shared_chunk(chunk.memo, options_, cache_);
             cache_.add_parsed_chunk(chunk.memo.get(), parsed);
         }
+        if (!parsed) continue; // not whole statements: one it includes may still be
         // Over a limit, the chunk is parsed here again, so that the error names the place.
-        if (!parsed || parsed->depth > options_.limits.node_depth ||
+        if (parsed->depth > options_.limits.node_depth ||
             node_count_ + parsed->nodes > options_.limits.nodes ||
             property_count_ + parsed->properties > options_.limits.properties)
             return false;
         node_count_ += parsed->nodes;
         property_count_ += parsed->properties;
+        deepest_ = std::max(deepest_, parsed->depth);
         file_.has_v1 = file_.has_v1 || parsed->file.has_v1;
         file_.plugin = file_.plugin || parsed->file.plugin;
         file_.memreserves.insert(file_.memreserves.end(), parsed->file.memreserves.begin(),
                                  parsed->file.memreserves.end());
         file_.items.insert(file_.items.end(), parsed->file.items.begin(), parsed->file.items.end());
-        file_.shared_texts.emplace_back(parsed->id, &parsed->text);
+        // Its text and those of the chunks it took in turn.
+        file_.shared_texts.insert(file_.shared_texts.end(), parsed->file.shared_texts.begin(),
+                                  parsed->file.shared_texts.end());
         file_.chunks.push_back(std::move(parsed));
         p_ = begin_ + chunk.out_end;
         statement_end_ = p_;

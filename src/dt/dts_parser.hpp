@@ -149,6 +149,7 @@ private:
 
     // Shared chunks (ParsedChunk): the main text's chunks and the next one not passed yet.
     bool shared_chunk_ = false; // this parse makes one
+    std::uint32_t main_text_ = 0;
     const std::vector<Preprocessed::Chunk>* chunks_ = nullptr;
     std::size_t next_chunk_ = 0;
     // Between two top-level statements (blanks from `before` to p_): takes the statements of a

@@ -80,6 +80,7 @@ std::optional<Preprocessed> Engine::run(const std::string& path) {
     out_.text.reserve(std::size_t{1} << 20);
     process_file(*main, -1);
     if (failed_) return std::nullopt;
+    sort_chunks(out_.chunks);
     return std::move(out_);
 }
 

@@ -91,6 +91,11 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
         for (const auto& f : memo->out.files)
             remember(f);
         out_.chunks.push_back({base, out_.text.size(), memo});
+        for (auto inner : memo->out.chunks) { // outermost first, as sort_chunks leaves them
+            inner.out_begin += base;
+            inner.out_end += base;
+            out_.chunks.push_back(std::move(inner));
+        }
         deepest_ = std::max(deepest_, frames_.size() + static_cast<std::size_t>(memo->nesting));
         used_memos_.push_back(memo);
         have_last_ = false;
@@ -109,6 +114,7 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     const std::size_t text0 = out_.text.size();
     const std::size_t segments0 = out_.segments.size();
     const std::size_t files0 = out_.files.size();
+    const std::size_t chunks0 = out_.chunks.size();
     const std::size_t diags0 = diags_.items().size();
     const std::size_t level = frames_.size();
     const std::size_t deepest0 = deepest_;
@@ -176,6 +182,15 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
         seg.out_begin -= text0;
     memo->out.files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
                            out_.files.end());
+    // The files it included, for a parse of its output to reuse the parses of theirs.
+    for (std::size_t i = chunks0; i < out_.chunks.size(); ++i) {
+        auto inner = out_.chunks[i];
+        inner.out_begin -= text0;
+        inner.out_end -= text0;
+        memo->out.chunks.push_back(std::move(inner));
+    }
+    sort_chunks(memo->out.chunks);
+    out_.chunks.push_back({text0, out_.text.size(), memo});
     if (level == 1) {
         events_.clear(); // nothing encloses it: the events are not needed again
     } else {

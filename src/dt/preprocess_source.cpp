@@ -181,6 +181,12 @@ std::optional<SourceSpan> Preprocessed::source_span(std::size_t out_begin,
     return span;
 }
 
+void sort_chunks(std::vector<Preprocessed::Chunk>& chunks) {
+    std::stable_sort(chunks.begin(), chunks.end(), [](const auto& a, const auto& b) {
+        return a.out_begin != b.out_begin ? a.out_begin < b.out_begin : a.out_end > b.out_end;
+    });
+}
+
 Preprocessed identity(std::shared_ptr<const SourceFile> file) {
     Preprocessed out;
     if (!file) return out;

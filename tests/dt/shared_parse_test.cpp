@@ -146,6 +146,47 @@ TEST_CASE("dts: a shared .dtsi parse gives each board its own parse's tree and l
     same_as_alone(s, boards, 2); // soc.dtsi's two statements
 }
 
+TEST_CASE("dts: a board family's .dtsi shares the parse of the SoC .dtsi it includes") {
+    Scratch s("nested");
+    s.write("soc.dtsi", "/ { soc: soc { a = <1>; }; };\n&soc { b = <2>; };\n");
+    s.write("fam.dtsi", "#include \"soc.dtsi\"\n/ { fam: family { c = <&soc>; }; };\n");
+    // Another board takes soc.dtsi first; then the family's boards: the first parses
+    // fam.dtsi on its own around soc.dtsi's shared parse, the others take fam.dtsi whole.
+    std::vector<std::string> boards{
+        s.write("a.dts", "/dts-v1/;\n#include \"soc.dtsi\"\n/ { model = \"a\"; };\n")};
+    for (int i = 0; i < 3; ++i)
+        boards.push_back(s.write(fmt::format("f{}.dts", i),
+                                 fmt::format("/dts-v1/;\n#include \"fam.dtsi\"\n"
+                                             "&fam {{ d = <{}>; }};\n/delete-node/ &soc;\n",
+                                             i)));
+    dt::PreprocessOptions options;
+    dt::FileCache shared, counting;
+    std::vector<std::size_t> statements;
+    for (const auto& b : boards) {
+        dt::FileCache own;
+        CAPTURE(b);
+        CHECK(load(b, options, shared) == load(b, options, own));
+        statements.push_back(shared_statements(b, options, counting));
+    }
+    // a: soc.dtsi's two statements (parsed on their own there, for the next); f0: fam.dtsi's
+    // chunk (its own statement and soc.dtsi's two), made around soc.dtsi's parse; f1, f2:
+    // fam.dtsi taken whole.
+    CAPTURE(statements[0]);
+    CAPTURE(statements[1]);
+    CHECK(statements == std::vector<std::size_t>{2, 3, 3, 3});
+    // fam.dtsi's parse took soc.dtsi's: the same statements, not a parse of their own.
+    Diagnostics diags;
+    auto pre = dt::preprocess(boards[3], options, counting, diags);
+    REQUIRE(pre);
+    auto file = dt::parse(*pre, {}, counting, diags);
+    REQUIRE(file);
+    REQUIRE(file->chunks.size() == 1);
+    const auto& fam = *file->chunks.front();
+    REQUIRE(fam.file.chunks.size() == 1); // soc.dtsi's parse, taken by fam.dtsi's
+    CHECK(fam.file.chunks.front()->file.items.size() == 2);
+    CHECK(file->shared_texts.size() == 2); // both texts, for the spans of both
+}
+
 TEST_CASE("dts: a .dtsi that is not whole statements where it is included is parsed in place") {
     Scratch s("partial");
     // Included inside a node, and included where its last statement is closed by the board.

@@ -111,9 +111,10 @@ struct Preprocessed {
     }
     std::vector<std::shared_ptr<const SourceFile>> files; // every file read, first = main file
 
-    // The output of each #included file taken from an include memo (made by an earlier
-    // input), in order. The DTS parser parses such an output once for all inputs that include
-    // it between two statements (a SoC's .dtsi), instead of once per board.
+    // The output of each #included file that an include memo holds (recorded here or taken
+    // from an earlier input), by position, the outermost first where they nest. The DTS parser
+    // parses such an output once for all inputs that include it between two statements (a
+    // SoC's .dtsi), instead of once per board.
     struct Chunk {
         std::size_t out_begin = 0;
         std::size_t out_end = 0;
@@ -127,6 +128,10 @@ struct Preprocessed {
     // verbatim piece of one file (so it is safe to rewrite there).
     std::optional<SourceSpan> source_span(std::size_t out_begin, std::size_t out_end) const;
 };
+
+// Orders chunks by position, the outermost first where they nest (a memo is recorded when its
+// file ends, after the files it included).
+void sort_chunks(std::vector<Preprocessed::Chunk>& chunks);
 
 // Preprocesses `path`. nullopt (with a located error) on a missing include, an include cycle,
 // a runaway macro, an unterminated conditional or #error.
