@@ -176,6 +176,17 @@ bool Resolver::under_chunk_paths(const BNode& bn) const {
     return false;
 }
 
+// Whether some chunk path lies strictly below `bn` ("/" leads to "/reserved-memory").
+bool Resolver::leads_to_chunk_path(const BNode& bn) const {
+    const std::string_view p = bn.fullpath;
+    for (const auto& prefix : options_.chunk_paths) {
+        const std::string_view c = prefix;
+        if (p == "/" ? c.size() > 1 : c.size() > p.size() && c.starts_with(p) && c[p.size()] == '/')
+            return true;
+    }
+    return false;
+}
+
 void Resolver::convert(const BNode& bn, Node& out) {
     out.name = std::string(bn.name);
     const bool locate = locations_wanted(bn);
@@ -219,6 +230,9 @@ void Resolver::convert(const BNode& bn, Node& out) {
             if (c.plain_literal) vc.literal = file_.source_span(c.span);
         }
     }
+    // Below a node that is not under chunk_paths, only a node on the way to one is wanted
+    // ("/soc" has hundreds of children and check wants none of them).
+    if (!options_.whole_tree && !under_chunk_paths(bn) && !leads_to_chunk_path(bn)) return;
     std::size_t live_children = 0;
     for (const BNode* c : bn.children)
         live_children += !c->deleted && subtree_wanted(*c) ? 1 : 0;

@@ -116,7 +116,9 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
 class Resolver {
 public:
     Resolver(const syntax::File& file, Diagnostics& diags, const ResolveOptions& options)
-        : file_(file), diags_(diags), options_(options) {}
+        : file_(file), diags_(diags), options_(options) {
+        label_index_.reserve(1024); // a board has hundreds of labels: no rehashing as it grows
+    }
 
     std::optional<Tree> run();
 
@@ -251,6 +253,8 @@ private:
     bool subtree_wanted(const BNode& bn) const;
 
     bool under_chunk_paths(const BNode& bn) const;
+
+    bool leads_to_chunk_path(const BNode& bn) const;
 
     void convert(const BNode& bn, Node& out);
 };
