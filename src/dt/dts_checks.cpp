@@ -79,34 +79,41 @@ void Resolver::check_name_properties(BNode& root) {
 }
 
 void Resolver::check_duplicate_labels() {
+    // Where a label was written is looked up only for a duplicate: a node label's span
+    // (label_span) costs a search, and a board has hundreds of labels.
     struct Owner {
         const void* what;
         TextSpan span;
+        const BNode* node = nullptr; // a node label: its span is label_span(*node, label)
     };
     std::unordered_map<std::string_view, Owner> seen;
-    auto note = [&](std::string_view label, const void* what, TextSpan span) {
-        auto [it, inserted] = seen.try_emplace(label, Owner{what, span});
-        if (!inserted && it->second.what != what)
-            error(span, fmt::format("duplicate label '{}' (also defined at {}:{}:{})", label,
-                                    file_.locate(it->second.span).file,
-                                    file_.locate(it->second.span).line,
-                                    file_.locate(it->second.span).column));
+    seen.reserve(1024);
+    auto span_of = [&](std::string_view label, const Owner& o) {
+        return o.node ? label_span(*o.node, label) : o.span;
+    };
+    auto note = [&](std::string_view label, Owner owner) {
+        auto [it, inserted] = seen.try_emplace(label, owner);
+        if (inserted || it->second.what == owner.what) return;
+        const Location first = file_.locate(span_of(label, it->second));
+        error(span_of(label, owner), fmt::format("duplicate label '{}' (also defined at {}:{}:{})",
+                                                 label, first.file, first.line, first.column));
     };
     for_live(*root_, [&](BNode& n) {
         for (const auto& l : n.labels)
-            if (!l.deleted) note(l.name, &n, label_span(n, l.name));
+            if (!l.deleted) note(l.name, {&n, {}, &n});
         for (const auto& p : n.props) {
             if (p.deleted || !p.def) continue;
             for (const auto& l : p.labels())
-                if (!l.deleted) note(l.name, &p, p.def->name_span);
+                if (!l.deleted) note(l.name, {&p, p.def->name_span});
             if (!p.def->has_value_labels) continue;
             for (const auto& item : p.def->value) {
-                if (item.kind == syntax::ValueItem::Kind::label) note(item.view, &item, item.span);
+                if (item.kind == syntax::ValueItem::Kind::label)
+                    note(item.view, {&item, item.span});
                 for (const auto& c : item.cells)
-                    if (c.kind == syntax::Cell::Kind::label) note(c.name, &c, c.span);
+                    if (c.kind == syntax::Cell::Kind::label) note(c.name, {&c, c.span});
                 if (item.data)
                     for (const auto& l : item.data->inner_labels)
-                        note(l.name, &l, l.span);
+                        note(l.name, {&l, l.span});
             }
         }
     });
@@ -192,30 +199,30 @@ std::uint32_t Resolver::node_phandle(BNode& n) {
 
 void Resolver::fixup_phandle_references(BNode& root) {
     for_live(root, [&](BNode& n) {
+        // Every reference is resolved (a phandle assigned in dtc's order, an unknown label
+        // reported), but the values are kept only where the Tree will hold the property.
+        const bool keep = file_.plugin || n.in_tree;
         // node_phandle() may append to n.props: index, do not hold references.
         for (std::size_t i = 0; i < n.props.size(); ++i) {
             if (n.props[i].deleted || !n.props[i].def) continue;
             const syntax::Property* def = n.props[i].def;
             if (!def->has_references) continue;
-            std::vector<std::uint32_t> phandles;
+            // In the property's Extra, which stays where it is when n.props grows.
+            std::vector<std::uint32_t>* phandles = keep ? &n.props[i].own().phandles : nullptr;
             for (const auto& item : def->value)
                 for (const auto& c : item.cells) {
                     if (c.kind != syntax::Cell::Kind::reference) continue;
                     if (item.bits != 32) continue; // already an error at parse time
                     BNode* target = by_ref(c.name);
                     if (!target) {
-                        if (file_.plugin) {
-                            phandles.push_back(0xffffffffu);
-                            continue;
-                        }
-                        not_found(c.ref());
-                        phandles.push_back(0xffffffffu);
+                        if (!file_.plugin) not_found(c.ref());
+                        if (phandles) phandles->push_back(0xffffffffu);
                         continue;
                     }
-                    phandles.push_back(node_phandle(*target));
+                    const std::uint32_t ph = node_phandle(*target);
+                    if (phandles) phandles->push_back(ph);
                     target->referenced = true;
                 }
-            n.props[i].own().phandles = std::move(phandles);
         }
     });
 }

@@ -98,7 +98,7 @@ std::optional<Tree> Resolver::run() {
         root_ = new_node();
     }
     if (errors_) return std::nullopt;
-    fill_paths(*root_, "");
+    fill_paths(*root_, "", false, true);
     check_duplicates(*root_);
     check_name_properties(*root_);
     check_duplicate_labels();
@@ -403,10 +403,16 @@ std::string_view Resolver::keep_path(std::string_view parent, std::string_view n
     return {at, size};
 }
 
-void Resolver::fill_paths(BNode& n, std::string_view parent_path) {
-    n.fullpath = &n == root_ ? keep_path({}, {}) : keep_path(parent_path, n.name);
+void Resolver::fill_paths(BNode& n, std::string_view parent_path, bool under, bool leads) {
+    const bool root = &n == root_;
+    n.fullpath = root ? keep_path({}, {}) : keep_path(parent_path, n.name);
+    // A superset of what convert() puts into the Tree: the root, its children, what lies
+    // under chunk_paths (everything when there are none), everything for a whole tree.
+    under = under || (leads && under_chunk_paths(n));
+    leads = leads && !under && (root || leads_to_chunk_path(n));
+    n.in_tree = options_.whole_tree || root || parent_path == "/" || under;
     for (BNode* c : n.children)
-        fill_paths(*c, n.fullpath);
+        fill_paths(*c, n.fullpath, under, leads);
 }
 
 } // namespace dts_resolver

@@ -86,6 +86,7 @@ struct BNode {
     bool merged_away = false; // a body merged into an existing node: not part of the tree
     bool omit_if_unused = false;
     bool referenced = false;
+    bool in_tree = false; // convert() may put it into the Tree (fill_paths)
     std::uint32_t phandle = no_phandle;
     std::string_view fullpath; // NUL-terminated, in the resolver's path storage
 };
@@ -184,7 +185,10 @@ private:
 
     void top_level(const syntax::TopLevel& item);
 
-    void fill_paths(BNode& n, std::string_view parent_path);
+    // Paths, and whether each node may go into the Tree: `under` (the parent lies under
+    // chunk_paths) and `leads` (a chunk path lies below the parent) pass down the tree, so
+    // the hundreds of nodes below /soc cost no comparison.
+    void fill_paths(BNode& n, std::string_view parent_path, bool under, bool leads);
     // Every node's path in a few blocks instead of a string each (a board has about 400).
     std::string_view keep_path(std::string_view parent, std::string_view name);
     std::vector<std::unique_ptr<char[]>> path_blocks_;
