@@ -192,6 +192,7 @@ bool Parser::take_shared_chunk(const char* before) {
         property_count_ += parsed->properties;
         deepest_ = std::max(deepest_, parsed->depth);
         file_.has_v1 = file_.has_v1 || parsed->file.has_v1;
+        file_.duplicate_names = file_.duplicate_names || parsed->file.duplicate_names;
         file_.plugin = file_.plugin || parsed->file.plugin;
         file_.memreserves.insert(file_.memreserves.end(), parsed->file.memreserves.begin(),
                                  parsed->file.memreserves.end());
@@ -474,6 +475,9 @@ void Parser::node_body(syntax::Node& node, const char* start, int depth) {
     const std::size_t properties_base = property_stack_.size();
     const std::size_t nodes_base = node_stack_.size();
     body_items(node, depth, properties_base);
+    if (!file_.duplicate_names)
+        file_.duplicate_names = names_repeat(std::span(property_stack_).subspan(properties_base)) ||
+                                names_repeat(std::span(node_stack_).subspan(nodes_base));
     store_properties(node, properties_base);
     if (node_stack_.size() > nodes_base) {
         node.children = file_.nodes.store(std::span(node_stack_).subspan(nodes_base));

@@ -281,6 +281,24 @@ private:
     std::vector<syntax::Property> property_stack_; // node_body(): of the nodes being read
     std::vector<syntax::Node> node_stack_;         // node_body(): children being read
     void store_properties(syntax::Node& node, std::size_t base);
+    // Whether two live (not /delete-…/) entries of one body share a name.
+    template <class Entry> bool names_repeat(std::span<Entry> entries) {
+        if (entries.size() <= 16) {
+            for (std::size_t i = 0; i < entries.size(); ++i)
+                for (std::size_t j = i + 1; j < entries.size(); ++j)
+                    if (!entries[i].deleted && !entries[j].deleted &&
+                        entries[i].name == entries[j].name)
+                        return true;
+            return false;
+        }
+        name_scratch_.clear();
+        for (const auto& e : entries)
+            if (!e.deleted) name_scratch_.push_back(e.name);
+        std::sort(name_scratch_.begin(), name_scratch_.end());
+        return std::adjacent_find(name_scratch_.begin(), name_scratch_.end()) !=
+               name_scratch_.end();
+    }
+    std::vector<std::string_view> name_scratch_;
 
     void bytes(syntax::Property& prop, syntax::ValueItem& item);
 

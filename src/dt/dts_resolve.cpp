@@ -99,7 +99,7 @@ std::optional<Tree> Resolver::run() {
     }
     if (errors_) return std::nullopt;
     fill_paths(*root_, "", false, true);
-    check_duplicates(*root_);
+    if (file_.duplicate_names || file_.plugin) check_duplicates(*root_); // (plugins: fragment@N)
     check_name_properties(*root_);
     check_duplicate_labels();
     check_explicit_phandles(*root_);

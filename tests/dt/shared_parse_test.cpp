@@ -210,8 +210,10 @@ TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where the
     s.write("bad-syntax.dtsi", "/ { a = <1 2; };\n");
     s.write("bad-ref.dtsi", "/ { a = <&nowhere>; x: n1 {}; x: n2 {}; };\n");
     s.write("incbin.dtsi", "/ { blob = /incbin/(\"data.bin\"); };\n");
+    // Duplicate names in one body: only a shared parse knows of them, and each board must.
+    s.write("dup.dtsi", "/ { p; p; n { }; n { }; };\n");
     s.write("data.bin", "abcd");
-    for (std::string dtsi : {"bad-syntax.dtsi", "bad-ref.dtsi", "incbin.dtsi"}) {
+    for (std::string dtsi : {"bad-syntax.dtsi", "bad-ref.dtsi", "incbin.dtsi", "dup.dtsi"}) {
         std::vector<std::string> boards;
         for (int i = 0; i < 3; ++i)
             boards.push_back(
@@ -219,7 +221,15 @@ TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where the
                         fmt::format("/dts-v1/;\n#include \"{}\"\n/ {{ m = <{}>; }};\n", dtsi, i)));
         CAPTURE(dtsi);
         // A syntax error or /incbin/ (found from the board's directories): never shared.
-        same_as_alone(s, boards, dtsi == "bad-ref.dtsi" ? 1 : 0);
+        same_as_alone(s, boards, dtsi == "bad-ref.dtsi" || dtsi == "dup.dtsi" ? 1 : 0);
+        if (dtsi == "dup.dtsi") { // the errors are there, for every board
+            dt::FileCache shared;
+            for (const auto& b : boards) {
+                const std::string out = load(b, {}, shared);
+                CHECK(out.find("duplicate node name 'n'") != std::string::npos);
+                CHECK(out.find("duplicate property name 'p'") != std::string::npos);
+            }
+        }
     }
 }
 

@@ -218,6 +218,10 @@ struct File {
     bool has_v1 = false;
     bool plugin = false;
     bool read_files = false; // dtc's /include/ or /incbin/ read a file (the preprocessor did not)
+    // Some node body names two live properties or two live children alike. Only such a body
+    // can leave duplicates in the built tree (merging replaces by name), so without one the
+    // resolver's duplicate-name check has nothing to find.
+    bool duplicate_names = false;
     std::vector<MemReserve> memreserves;
     std::vector<TopLevel> items;
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
