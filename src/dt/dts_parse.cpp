@@ -193,6 +193,8 @@ bool Parser::take_shared_chunk(const char* before) {
         deepest_ = std::max(deepest_, parsed->depth);
         file_.has_v1 = file_.has_v1 || parsed->file.has_v1;
         file_.duplicate_names = file_.duplicate_names || parsed->file.duplicate_names;
+        file_.name_or_phandle_properties =
+            file_.name_or_phandle_properties || parsed->file.name_or_phandle_properties;
         file_.plugin = file_.plugin || parsed->file.plugin;
         file_.memreserves.insert(file_.memreserves.end(), parsed->file.memreserves.begin(),
                                  parsed->file.memreserves.end());
@@ -478,6 +480,10 @@ void Parser::node_body(syntax::Node& node, const char* start, int depth) {
     if (!file_.duplicate_names)
         file_.duplicate_names = names_repeat(std::span(property_stack_).subspan(properties_base)) ||
                                 names_repeat(std::span(node_stack_).subspan(nodes_base));
+    if (!file_.name_or_phandle_properties)
+        for (const auto& prop : std::span(property_stack_).subspan(properties_base))
+            if (prop.name == "name" || prop.name == "phandle" || prop.name == "linux,phandle")
+                file_.name_or_phandle_properties = true;
     store_properties(node, properties_base);
     if (node_stack_.size() > nodes_base) {
         node.children = file_.nodes.store(std::span(node_stack_).subspan(nodes_base));

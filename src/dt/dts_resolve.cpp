@@ -100,9 +100,11 @@ std::optional<Tree> Resolver::run() {
     if (errors_) return std::nullopt;
     fill_paths(*root_, "", false, true);
     if (file_.duplicate_names || file_.plugin) check_duplicates(*root_); // (plugins: fragment@N)
-    check_name_properties(*root_);
+    // Checks that find nothing where no body has what they look at (the parser says).
+    const bool special = file_.name_or_phandle_properties || file_.plugin;
+    if (special) check_name_properties(*root_);
     check_duplicate_labels();
-    check_explicit_phandles(*root_);
+    if (special) check_explicit_phandles(*root_);
     if (errors_) return std::nullopt;
     fixup_phandle_references(*root_);
     fixup_path_references(*root_);

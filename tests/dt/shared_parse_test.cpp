@@ -212,8 +212,11 @@ TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where the
     s.write("incbin.dtsi", "/ { blob = /incbin/(\"data.bin\"); };\n");
     // Duplicate names in one body: only a shared parse knows of them, and each board must.
     s.write("dup.dtsi", "/ { p; p; n { }; n { }; };\n");
+    s.write("special.dtsi",
+            "/ { a { phandle = <1>; }; b { phandle = <1>; }; c { name = \"x\"; }; };\n");
     s.write("data.bin", "abcd");
-    for (std::string dtsi : {"bad-syntax.dtsi", "bad-ref.dtsi", "incbin.dtsi", "dup.dtsi"}) {
+    for (std::string dtsi :
+         {"bad-syntax.dtsi", "bad-ref.dtsi", "incbin.dtsi", "dup.dtsi", "special.dtsi"}) {
         std::vector<std::string> boards;
         for (int i = 0; i < 3; ++i)
             boards.push_back(
@@ -221,7 +224,17 @@ TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where the
                         fmt::format("/dts-v1/;\n#include \"{}\"\n/ {{ m = <{}>; }};\n", dtsi, i)));
         CAPTURE(dtsi);
         // A syntax error or /incbin/ (found from the board's directories): never shared.
-        same_as_alone(s, boards, dtsi == "bad-ref.dtsi" || dtsi == "dup.dtsi" ? 1 : 0);
+        same_as_alone(s, boards,
+                      dtsi == "bad-ref.dtsi" || dtsi == "dup.dtsi" || dtsi == "special.dtsi" ? 1
+                                                                                             : 0);
+        if (dtsi == "special.dtsi") {
+            dt::FileCache shared;
+            for (const auto& b : boards) {
+                const std::string out = load(b, {}, shared);
+                CHECK(out.find("duplicated phandle 0x1") != std::string::npos);
+                CHECK(out.find("\"name\" property is incorrect") != std::string::npos);
+            }
+        }
         if (dtsi == "dup.dtsi") { // the errors are there, for every board
             dt::FileCache shared;
             for (const auto& b : boards) {

@@ -222,6 +222,9 @@ struct File {
     // can leave duplicates in the built tree (merging replaces by name), so without one the
     // resolver's duplicate-name check has nothing to find.
     bool duplicate_names = false;
+    // Some property is called "name", "phandle" or "linux,phandle": the resolver's checks of
+    // those (dtc's name_properties and explicit_phandles) have nothing to look at otherwise.
+    bool name_or_phandle_properties = false;
     std::vector<MemReserve> memreserves;
     std::vector<TopLevel> items;
     std::vector<std::unique_ptr<Text>> texts; // [0] = the text given to parse()
