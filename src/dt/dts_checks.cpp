@@ -12,32 +12,10 @@
 
 namespace cmalign::dt::dts_resolver {
 
-// False when no two live entries share a name. Long lists are sorted and compared side by side,
-// so that a node with hundreds of children costs n log n rather than n²; short ones (most) are
-// left to the exact pairwise report below.
-template <class Range, class Name>
-static bool may_share_a_name(const Range& entries, Name name_of,
-                             std::vector<std::string_view>& names) {
-    if (entries.size() <= 16) return true;
-    names.clear();
-    for (const auto& e : entries)
-        if (auto name = name_of(e)) names.push_back(*name);
-    if (names.size() < 2) return false;
-    std::sort(names.begin(), names.end());
-    return std::adjacent_find(names.begin(), names.end()) != names.end();
-}
-
+// Run only when some body names two entries alike (File::duplicate_names): pairwise is enough.
 void Resolver::check_duplicates(BNode& root) {
-    std::vector<std::string_view> names;
-    auto child_name = [](const BNode* c) {
-        return c->deleted ? std::nullopt : std::optional<std::string_view>(c->name);
-    };
-    auto prop_name = [](const BProp& p) {
-        return p.deleted ? std::nullopt : std::optional<std::string_view>(p.name);
-    };
     for_live(root, [&](BNode& n) {
-        const bool dup_children = may_share_a_name(n.children, child_name, names);
-        for (std::size_t i = 0; dup_children && i < n.children.size(); ++i) {
+        for (std::size_t i = 0; i < n.children.size(); ++i) {
             if (n.children[i]->deleted) continue;
             for (std::size_t j = i + 1; j < n.children.size(); ++j)
                 if (!n.children[j]->deleted && n.children[j]->name == n.children[i]->name) {
@@ -46,8 +24,7 @@ void Resolver::check_duplicates(BNode& root) {
                     break;
                 }
         }
-        const bool dup_props = may_share_a_name(n.props, prop_name, names);
-        for (std::size_t i = 0; dup_props && i < n.props.size(); ++i) {
+        for (std::size_t i = 0; i < n.props.size(); ++i) {
             if (n.props[i].deleted) continue;
             for (std::size_t j = i + 1; j < n.props.size(); ++j)
                 if (!n.props[j].deleted && n.props[j].name == n.props[i].name) {

@@ -20,6 +20,7 @@ BNode* Resolver::root_child(std::string_view name) {
     n->name = name;
     n->parent = root_;
     n->fullpath = keep_path("/", name);
+    n->in_tree = true; // as every child of the root
     root_->children.push_back(n);
     return n;
 }
@@ -155,14 +156,6 @@ bool Resolver::locations_wanted(const BNode& bn) {
     return false;
 }
 
-// Whether `bn` and what lies below it go into the Tree (see ResolveOptions::whole_tree).
-bool Resolver::subtree_wanted(const BNode& bn) const {
-    if (options_.whole_tree) return true;
-    const std::string_view p = bn.fullpath;
-    if (p.find('/', 1) == std::string_view::npos) return true; // "/" and its children
-    return under_chunk_paths(bn);
-}
-
 bool Resolver::under_chunk_paths(const BNode& bn) const {
     if (options_.chunk_paths.empty()) return true;
     for (const auto& prefix : options_.chunk_paths) {
@@ -230,15 +223,12 @@ void Resolver::convert(const BNode& bn, Node& out) {
             if (c.plain_literal) vc.literal = file_.source_span(c.span);
         }
     }
-    // Below a node that is not under chunk_paths, only a node on the way to one is wanted
-    // ("/soc" has hundreds of children and check wants none of them).
-    if (!options_.whole_tree && !under_chunk_paths(bn) && !leads_to_chunk_path(bn)) return;
     std::size_t live_children = 0;
     for (const BNode* c : bn.children)
-        live_children += !c->deleted && subtree_wanted(*c) ? 1 : 0;
+        live_children += !c->deleted && c->in_tree ? 1 : 0;
     out.children.reserve(live_children);
     for (const BNode* c : bn.children)
-        if (!c->deleted && subtree_wanted(*c)) convert(*c, out.children.emplace_back());
+        if (!c->deleted && c->in_tree) convert(*c, out.children.emplace_back());
 }
 
 } // namespace cmalign::dt::dts_resolver

@@ -408,8 +408,8 @@ std::string_view Resolver::keep_path(std::string_view parent, std::string_view n
 void Resolver::fill_paths(BNode& n, std::string_view parent_path, bool under, bool leads) {
     const bool root = &n == root_;
     n.fullpath = root ? keep_path({}, {}) : keep_path(parent_path, n.name);
-    // A superset of what convert() puts into the Tree: the root, its children, what lies
-    // under chunk_paths (everything when there are none), everything for a whole tree.
+    // What convert() puts into the Tree (ResolveOptions::whole_tree): the root, its children,
+    // what lies under chunk_paths (everything when there are none); everything for a whole tree.
     under = under || (leads && under_chunk_paths(n));
     leads = leads && !under && (root || leads_to_chunk_path(n));
     n.in_tree = options_.whole_tree || root || parent_path == "/" || under;

@@ -86,7 +86,7 @@ struct BNode {
     bool merged_away = false; // a body merged into an existing node: not part of the tree
     bool omit_if_unused = false;
     bool referenced = false;
-    bool in_tree = false; // convert() may put it into the Tree (fill_paths)
+    bool in_tree = false; // convert() puts it into the Tree (fill_paths, root_child)
     std::uint32_t phandle = no_phandle;
     std::string_view fullpath; // NUL-terminated, in the resolver's path storage
 };
@@ -142,7 +142,11 @@ private:
     }
     void error(const Location& at, std::string message, std::string_view node = {});
 
-    BNode* new_node() { return &arena_.emplace_back(); }
+    BNode* new_node() {
+        BNode* n = &arena_.emplace_back();
+        n->in_tree = options_.whole_tree; // nodes made after fill_paths (generated ones)
+        return n;
+    }
 
     void node_label(BNode* node, std::string_view name) {
         add_label(node->labels, name);
@@ -253,8 +257,6 @@ private:
     }
 
     bool locations_wanted(const BNode& bn);
-
-    bool subtree_wanted(const BNode& bn) const;
 
     bool under_chunk_paths(const BNode& bn) const;
 
