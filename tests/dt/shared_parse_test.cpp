@@ -99,10 +99,9 @@ struct Scratch {
     }
 };
 
-// Three boards that include the same file: the first records its memo, the second parses the
-// shared chunk, the third takes it. Each must see what it sees alone.
-void same_as_alone(const Scratch& s, const std::vector<std::string>& boards,
-                   std::size_t expect_shared_in_third) {
+// Boards that include the same file: the first parses it on its own and keeps that parse, the
+// later ones take it. Each must see what it sees alone; the last is counted.
+void same_as_alone(const std::vector<std::string>& boards, std::size_t expect_shared_in_third) {
     dt::PreprocessOptions options;
     dt::FileCache shared;
     for (const auto& b : boards) {
@@ -114,7 +113,6 @@ void same_as_alone(const Scratch& s, const std::vector<std::string>& boards,
     for (std::size_t i = 0; i + 1 < boards.size(); ++i)
         shared_statements(boards[i], options, counting);
     CHECK(shared_statements(boards.back(), options, counting) == expect_shared_in_third);
-    (void)s;
 }
 
 } // namespace
@@ -143,7 +141,7 @@ TEST_CASE("dts: a shared .dtsi parse gives each board its own parse's tree and l
 {}
 )",
                                 115200 * (i + 1), i, i == 1 ? "/delete-node/ &pool;" : "")));
-    same_as_alone(s, boards, 2); // soc.dtsi's two statements
+    same_as_alone(boards, 2); // soc.dtsi's two statements
 }
 
 TEST_CASE("dts: a board family's .dtsi shares the parse of the SoC .dtsi it includes") {
@@ -199,8 +197,8 @@ TEST_CASE("dts: a .dtsi that is not whole statements where it is included is par
         open.push_back(
             s.write(fmt::format("open{}.dts", i), "/dts-v1/;\n#include \"open.dtsi\"\n};\n"));
     }
-    same_as_alone(s, inside, 0);
-    same_as_alone(s, open, 0);
+    same_as_alone(inside, 0);
+    same_as_alone(open, 0);
 }
 
 TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where they are") {
@@ -224,9 +222,8 @@ TEST_CASE("dts: errors in a shared .dtsi are reported for every board, where the
                         fmt::format("/dts-v1/;\n#include \"{}\"\n/ {{ m = <{}>; }};\n", dtsi, i)));
         CAPTURE(dtsi);
         // A syntax error or /incbin/ (found from the board's directories): never shared.
-        same_as_alone(s, boards,
-                      dtsi == "bad-ref.dtsi" || dtsi == "dup.dtsi" || dtsi == "special.dtsi" ? 1
-                                                                                             : 0);
+        same_as_alone(
+            boards, dtsi == "bad-ref.dtsi" || dtsi == "dup.dtsi" || dtsi == "special.dtsi" ? 1 : 0);
         if (dtsi == "special.dtsi") {
             dt::FileCache shared;
             for (const auto& b : boards) {
