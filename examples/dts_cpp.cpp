@@ -5,6 +5,7 @@
 //       one FILE: print the preprocessed text (like cpp -P)
 //   --out-dir DIR   write DIR/<n>.i for the n-th FILE (0-based) instead, for many files
 //   --map           print "offset file:line:col verbatim" for each segment instead of the text
+//                   (with --out-dir: also write it to DIR/<n>.map)
 //   --time          print the total wall and CPU time spent in preprocess() over all FILEs to
 //                   stderr (CPU time is what to compare on a loaded machine)
 //   --files LIST    read more FILE names from LIST (one a line)
@@ -89,15 +90,22 @@ int main(int argc, char** argv) {
             status = 1;
             continue;
         }
-        if (!out_dir.empty()) {
-            std::ofstream out(out_dir + "/" + std::to_string(n) + ".i", std::ios::binary);
-            out << result->text;
-        } else if (map) {
+        auto print_map = [&](std::ostream& out) {
             for (const auto& s : result->segments) {
                 const auto where = result->locate(s.out_begin);
-                std::cout << s.out_begin << ' ' << where.file << ':' << where.line << ':'
-                          << where.column << (s.verbatim ? " verbatim\n" : " expanded\n");
+                out << s.out_begin << ' ' << where.file << ':' << where.line << ':' << where.column
+                    << (s.verbatim ? " verbatim\n" : " expanded\n");
             }
+        };
+        if (!out_dir.empty()) {
+            const std::string stem = out_dir + "/" + std::to_string(n);
+            std::ofstream(stem + ".i", std::ios::binary) << result->text;
+            if (map) {
+                std::ofstream out(stem + ".map", std::ios::binary);
+                print_map(out);
+            }
+        } else if (map) {
+            print_map(std::cout);
         } else if (!timing) {
             std::cout << result->text;
         }

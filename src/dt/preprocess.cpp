@@ -221,8 +221,7 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
             break;
         } else {
             // A punctuator ("<<=", "##") or another character, as the lexer splits them.
-            lexer.set_position(i);
-            i = lexer.next().end;
+            i = lexer.symbol_end(i);
         }
         last_token = begin;
         after_token = i;

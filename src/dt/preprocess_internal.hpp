@@ -38,6 +38,9 @@ constexpr bool is_ident_char(unsigned char c) {
 constexpr bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
+constexpr bool is_punct_char(unsigned char c) {
+    return kClasses.punct[c];
+}
 
 enum class Kind : std::uint8_t {
     identifier,
@@ -115,6 +118,39 @@ public:
         return i;
     }
     std::size_t number_end(std::size_t pos) const; // a pp-number: "0x1f", "1e+5", ".5UL"
+    // End of the operator or punctuator (C's, without digraphs: "<<=", "##") or the other single
+    // character at `pos`.
+    std::size_t symbol_end(std::size_t pos) const {
+        const char c = text_[pos];
+        if (!is_punct_char(static_cast<unsigned char>(c))) return pos + 1;
+        const char d = pos + 1 < text_.size() ? text_[pos + 1] : '\0';
+        const char e = pos + 2 < text_.size() ? text_[pos + 2] : '\0';
+        switch (c) {
+        case '<':
+        case '>':
+            if (d == c) return pos + (e == '=' ? 3 : 2);
+            return pos + (d == '=' ? 2 : 1);
+        case '.':
+            return pos + (d == '.' && e == '.' ? 3 : 1);
+        case '-':
+            return pos + (d == '>' || d == '-' || d == '=' ? 2 : 1);
+        case '+':
+        case '&':
+        case '|':
+            return pos + (d == c || d == '=' ? 2 : 1);
+        case '#':
+            return pos + (d == '#' ? 2 : 1);
+        case '=':
+        case '!':
+        case '*':
+        case '/':
+        case '%':
+        case '^':
+            return pos + (d == '=' ? 2 : 1);
+        default:
+            return pos + 1;
+        }
+    }
     // End of a quoted literal starting at `begin` (the quote), or begin + 1 with ok = false if
     // it is not closed on its line.
     std::size_t quoted_end(std::size_t begin, char quote, bool& ok) const;

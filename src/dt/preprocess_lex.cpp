@@ -6,46 +6,6 @@
 
 namespace cmalign::dt::pp {
 
-namespace {
-
-// Length of the operator or punctuator at `pos` (C's, without digraphs).
-std::size_t punct_length(std::string_view text, std::size_t pos) {
-    const char c = text[pos];
-    const char d = pos + 1 < text.size() ? text[pos + 1] : '\0';
-    const char e = pos + 2 < text.size() ? text[pos + 2] : '\0';
-    switch (c) {
-    case '<':
-    case '>':
-        if (d == c) return e == '=' ? 3 : 2;
-        return d == '=' ? 2 : 1;
-    case '.':
-        return d == '.' && e == '.' ? 3 : 1;
-    case '-':
-        return d == '>' || d == '-' || d == '=' ? 2 : 1;
-    case '+':
-    case '&':
-    case '|':
-        return d == c || d == '=' ? 2 : 1;
-    case '#':
-        return d == '#' ? 2 : 1;
-    case '=':
-    case '!':
-    case '*':
-    case '/':
-    case '%':
-    case '^':
-        return d == '=' ? 2 : 1;
-    default:
-        return 1;
-    }
-}
-
-bool is_punct_char(unsigned char c) {
-    return kClasses.punct[c];
-}
-
-} // namespace
-
 Lexer::Lexer(const SourceFile& file)
     : file_(file),
       text_(file.splices.empty() ? std::string_view(file.text) : std::string_view(file.spliced)) {}
@@ -191,12 +151,8 @@ Token Lexer::next() {
         pos_ = end;
         return make(c == '"' ? Kind::string : Kind::character, begin, end, ws);
     }
-    if (is_punct_char(c)) {
-        pos_ += punct_length(text_, pos_);
-        return make(Kind::punct, begin, pos_, ws);
-    }
-    ++pos_;
-    return make(Kind::other, begin, pos_, ws);
+    pos_ = symbol_end(pos_);
+    return make(is_punct_char(c) ? Kind::punct : Kind::other, begin, pos_, ws);
 }
 
 std::string_view Lexer::rest_of_line() {
