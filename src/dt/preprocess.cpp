@@ -296,9 +296,9 @@ void Engine::process_file(const SourceFile& file, int found_in) {
             continue;
         }
         if (t.kind == Kind::identifier) {
-            if (find_macro(t.text)) {
+            if (const Macro* m = find_macro(t.text)) {
                 out_gap(lexer, file, cursor, t_begin);
-                expand_top(t);
+                expand_top(t, *m);
                 cursor = base_consumed_end_;
                 continue;
             }

@@ -295,7 +295,8 @@ private:
 
     bool enter_macro(const Macro& m, const Token& site, std::vector<std::vector<Token>>& args);
 
-    void expand_top(const Token& name);
+    void expand_top(const Token& name, const Macro& macro);
+    static bool plain_object_like(const Macro& m);
 
     // ---------------------------------------------------------------- directives
 

@@ -380,11 +380,42 @@ bool Engine::enter_macro(const Macro& m, const Token& site, std::vector<std::vec
     return true;
 }
 
+// An object-like macro whose body has no name to look up and no ##: its expansion is its body.
+bool Engine::plain_object_like(const Macro& m) {
+    if (m.function_like || m.builtin != Macro::Builtin::none) return false;
+    for (const Token& t : m.body)
+        if (t.kind == Kind::identifier || (t.flags & pp::paste_left)) return false;
+    return true;
+}
+
 // A macro name read from the file at top level: expand it and write the expansion out.
-void Engine::expand_top(const Token& name) {
+void Engine::expand_top(const Token& name, const Macro& macro) {
     Token first = name;
     base_consumed_end_ = name.end;
     base_newlines_ = 0;
+    if (contexts_.empty() && options_.limits.macro_depth > 1 && plain_object_like(macro)) {
+        // Most names in a .dtsi are such macros (GIC_SPI, IRQ_TYPE_LEVEL_HIGH, clock indices):
+        // write the body as the general path below does, without its contexts and token copies.
+        if (frames_.size() > 1) // the general path looks the name up a second time
+            events_.push_back({name.text, macro.fingerprint, 0, Event::Kind::lookup});
+        produced_ += macro.body.size();
+        if (produced_ > token_cap_) {
+            error_at(name, "macro expansion too large (runaway macro expansion?)");
+            return;
+        }
+        for (std::size_t i = 0; i < macro.body.size(); ++i) {
+            Token t = macro.body[i];
+            t.file = name.file;
+            t.offset = name.offset;
+            t.flags = (i == 0 ? name.flags : t.flags) & pp::ws_before;
+            if (i > 0 && (t.flags & pp::ws_before))
+                out_synthetic(t.file, t.offset, " ");
+            else if (have_last_ && pp::avoid_paste(last_, t))
+                out_synthetic(t.file, t.offset, " ");
+            out_token(t, true);
+        }
+        return;
+    }
     // Re-read the name through the expander by pushing it as a one-token context.
     Context c;
     c.tokens = take_vector();
