@@ -8,6 +8,7 @@
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/dt/tree_json.hpp"
 #include "cmalign/internal/dt/write.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 
@@ -76,7 +77,7 @@ TreeOutcome run_tree(const TreeRequest& request) {
     if (request.format == TreeFormat::dts)
         out.dts = dt::tree_dts(*tree, request.path);
     else if (auto json = dt::tree_json(*tree, request.path))
-        out.json = json->dump(2);
+        out.json = report::pretty_json(*json);
     if (!out.dts && !out.json)
         out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
     return out;

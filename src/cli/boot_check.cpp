@@ -4,6 +4,7 @@
 
 #include "cmalign/boot_check.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -15,7 +16,7 @@ ExitCode boot_check_command(const Invocation& invocation) {
     for (const auto& d : outcome.errors)
         std::cerr << format_gcc(d) << '\n';
     if (invocation.value("format") == "json")
-        std::cout << boot_check_json(outcome).dump(2) << '\n';
+        std::cout << report::pretty_json(boot_check_json(outcome)) << '\n';
     else
         std::cout << boot_check_text(outcome);
     return outcome.exit_code();

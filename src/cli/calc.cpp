@@ -6,6 +6,7 @@
 #include "cmalign/internal/kconfig/write.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -19,7 +20,7 @@ ExitCode calc_command(const Invocation& invocation) {
         return ExitCode::input_error;
     }
     if (invocation.value("format") == "json") {
-        std::cout << kernel::to_json(*outcome.model).dump(2) << '\n';
+        std::cout << report::pretty_json(kernel::to_json(*outcome.model)) << '\n';
     } else {
         // Warnings of reading the files go to stderr, gcc-style; those about the model's
         // inputs are part of the explanation on stdout, so they are not repeated.
@@ -35,7 +36,7 @@ ExitCode table_command(const Invocation& invocation) {
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
     const auto format = invocation.value("format");
     if (format == "json")
-        std::cout << kernel::to_json(outcome.rows).dump(2) << '\n';
+        std::cout << report::pretty_json(kernel::to_json(outcome.rows)) << '\n';
     else if (format == "markdown")
         std::cout << kernel::render_table_markdown(outcome.rows, *outcome.arch, *outcome.version);
     else
@@ -51,7 +52,7 @@ ExitCode config_command(const Invocation& invocation) {
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
     const auto& evaluation = *outcome.evaluation;
     if (invocation.value("format") == "json")
-        std::cout << kconfig::to_json(evaluation.config).dump(2) << '\n';
+        std::cout << report::pretty_json(kconfig::to_json(evaluation.config)) << '\n';
     else if (!evaluation.dotconfig.empty())
         std::cout << evaluation.dotconfig; // as conf_write() writes it, menu comments included
     else

@@ -14,6 +14,7 @@
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/sweep.hpp"
@@ -62,7 +63,7 @@ ExitCode print_sweep(const CheckRequest& request, const SweepSpec& spec,
             show(d);
     }
     if (format == "json")
-        std::cout << sweep_check_json(sweep).dump(2) << '\n';
+        std::cout << report::pretty_json(sweep_check_json(sweep)) << '\n';
     else if (sweep.plan)
         std::cout << report::render_sweep_text(sweep_matrix(sweep));
     return sweep.exit_code(request.checks.werror);
@@ -101,13 +102,13 @@ void print_outcome(const CheckRequest& request, const CheckOutcome& outcome,
         all.insert(all.end(), r.diagnostics.begin(), r.diagnostics.end());
     const auto format = invocation.value("format");
     if (format == "json") {
-        std::cout << check_json(outcome, !request.affected_by.empty()).dump(2) << '\n';
+        std::cout << report::pretty_json(check_json(outcome, !request.affected_by.empty())) << '\n';
         return;
     }
     if (format == "sarif") {
         report::SarifOptions options;
         if (auto base = invocation.value("sarif_base"); !base.empty()) options.base_dir = base;
-        std::cout << report::sarif(all, options).dump(2) << '\n';
+        std::cout << report::pretty_json(report::sarif(all, options)) << '\n';
         print_summary(request, outcome, all);
         return;
     }

@@ -14,6 +14,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "common.hpp"
@@ -73,7 +74,7 @@ ExitCode fix_command(const Invocation& invocation) {
     std::cout.flush(); // the board went to stdout through its own descriptor
     std::ostream& report_to = to_stdout ? std::cerr : std::cout;
     if (invocation.value("format") == "json") {
-        report_to << fix_json(outcome).dump(2) << '\n';
+        report_to << report::pretty_json(fix_json(outcome)) << '\n';
         if (request.mode == FixMode::diff) std::cerr << outcome.diff;
     } else {
         print_text(request, outcome, report_to);

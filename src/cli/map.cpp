@@ -13,6 +13,7 @@
 
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/internal/map/map_json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/map/map.hpp"
 #include "cmalign/run_map.hpp"
 #include "common.hpp"
@@ -40,7 +41,7 @@ ExitCode map_command(const Invocation& invocation) {
     std::string text =
         format == "svg" ? map::render_svg(*outcome.layout)
         : format == "json"
-            ? map::to_json(*outcome.layout).dump(2) + "\n"
+            ? report::pretty_json(map::to_json(*outcome.layout)) + "\n"
             : map::render_text(*outcome.layout, std::stoi(invocation.value("columns")));
     // Box-drawing glyphs only where the locale says UTF-8 (LC_ALL=C gets ASCII).
     if (format == "text" && !utf8_locale()) text = map::to_ascii(text);

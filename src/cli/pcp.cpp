@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/tune.hpp"
 #include "common.hpp"
 
@@ -19,7 +20,7 @@ ExitCode calculate(const Invocation& invocation, Request request, Outcome (*run)
     print_diagnostics(outcome.diags);
     if (outcome.exit_code() == ExitCode::input_error) return ExitCode::input_error;
     if (invocation.value("format") == "json")
-        std::cout << json(outcome).dump(2) << '\n';
+        std::cout << report::pretty_json(json(outcome)) << '\n';
     else
         std::cout << text(outcome);
     return outcome.exit_code();

@@ -7,6 +7,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"
 #include "common.hpp"
@@ -87,14 +88,14 @@ ExitCode suggest_command(const Invocation& invocation) {
         for (const auto& d : outcome.errors)
             std::cerr << format_gcc(d) << '\n';
         if (json)
-            std::cout << sweep_suggest_json(outcome).dump(2) << '\n';
+            std::cout << report::pretty_json(sweep_suggest_json(outcome)) << '\n';
         else
             print_sweep_text(outcome);
         return outcome.exit_code();
     }
     auto outcome = run_suggest(request);
     if (json)
-        std::cout << suggest_json(outcome).dump(2) << '\n';
+        std::cout << report::pretty_json(suggest_json(outcome)) << '\n';
     else
         print_text(outcome);
     return outcome.exit_code();

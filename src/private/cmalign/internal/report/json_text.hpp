@@ -1,0 +1,16 @@
+// JSON as the command line prints it. Private, as every JSON of the library.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cmalign::report {
+
+// Exactly value.dump(2) — the same bytes, and the same exception for a string that is not UTF-8 —
+// written several times faster: `check --format json` of a whole kernel tree prints megabytes of
+// plain ASCII strings, which nlohmann's serializer decodes byte by byte after every worker has
+// finished, on one core.
+std::string pretty_json(const nlohmann::json& value);
+
+} // namespace cmalign::report
