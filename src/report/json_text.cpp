@@ -1,5 +1,6 @@
 #include "cmalign/internal/report/json_text.hpp"
 
+#include <array>
 #include <charconv>
 
 namespace cmalign::report {
@@ -10,21 +11,29 @@ constexpr unsigned kIndentStep = 2;
 
 struct HasBinary {}; // binary values (never in our documents) are left to nlohmann, whole
 
+// Bytes a string cannot hold as they are: controls, '"', '\\' (escaped) and non-ASCII (checked).
+constexpr auto kSpecial = [] {
+    std::array<bool, 256> special{};
+    for (int c = 0; c < 256; ++c)
+        special[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+    return special;
+}();
+
 void put_string(std::string& out, const std::string& s) {
     const std::size_t begin = out.size();
     out += '"';
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
+    std::size_t written = 0; // s[written, i) is plain and not yet copied
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (!kSpecial[c]) continue;
         if (c >= 0x80) {
             // UTF-8 is validated (or rejected) as nlohmann does it: let it write the string.
             out.resize(begin);
             out += nlohmann::json(s).dump();
             return;
         }
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            out += ch;
-            continue;
-        }
+        out.append(s, written, i - written);
+        written = i + 1;
         out += '\\';
         switch (c) {
         case '\b':
@@ -56,6 +65,7 @@ void put_string(std::string& out, const std::string& s) {
         }
         }
     }
+    out.append(s, written, s.size() - written);
     out += '"';
 }
 
@@ -136,6 +146,7 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
 
 std::string pretty_json(const nlohmann::json& value) {
     std::string out;
+    out.reserve(64 * 1024);
     try {
         put(out, value, 0);
     } catch (const HasBinary&) {
