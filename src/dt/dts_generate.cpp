@@ -156,6 +156,12 @@ bool Resolver::locations_wanted(const BNode& bn) {
     return false;
 }
 
+bool Resolver::has_property(const BNode& bn, std::string_view name) {
+    for (const auto& p : bn.props)
+        if (!p.deleted && p.name == name) return true;
+    return false;
+}
+
 bool Resolver::under_chunk_paths(const BNode& bn) const {
     if (options_.chunk_paths.empty()) return true;
     for (const auto& prefix : options_.chunk_paths) {
@@ -182,6 +188,10 @@ bool Resolver::leads_to_chunk_path(const BNode& bn) const {
 
 void Resolver::convert(const BNode& bn, Node& out) {
     out.name = std::string(bn.name);
+    if (!options_.whole_tree && !file_.plugin && bn.parent == root_ && !under_chunk_paths(bn) &&
+        !has_property(bn, "device_type") && !has_property(bn, "target") &&
+        !has_property(bn, "target-path"))
+        return; // of such a root child (/soc, /cpus, ...) a partial Tree keeps only the name
     const bool locate = locations_wanted(bn);
     if (locate) out.where = node_location(bn);
     for (const auto& l : bn.labels)

@@ -260,6 +260,8 @@ private:
 
     bool under_chunk_paths(const BNode& bn) const;
 
+    static bool has_property(const BNode& bn, std::string_view name);
+
     bool leads_to_chunk_path(const BNode& bn) const;
 
     void convert(const BNode& bn, Node& out);

@@ -743,6 +743,46 @@ TEST_CASE("dts: chunks only where asked") {
     CHECK(bare->find("/reserved-memory/r")->find_property("reg")->value.size() == 4);
 }
 
+TEST_CASE("dts: a partial tree keeps what reading the reservations needs") {
+    auto text = std::make_unique<Preprocessed>(identity(make_source(
+        "t.dts",
+        "/dts-v1/;\n/ { #size-cells = <1>; soc { compatible = \"simple-bus\"; dev { x = <1>; }; "
+        "};\n ram { device_type = \"memory\"; reg = <0 8>; };\n frag { target-path = \"/\"; };\n"
+        " chosen { bootargs = \"cma=4M\"; };\n reserved-memory { pool { size = <4>; }; }; };\n")));
+    FileCache cache;
+    Diagnostics diags;
+    auto file = parse(*text, {}, cache, diags);
+    REQUIRE(file);
+    ResolveOptions options;
+    options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
+    options.whole_tree = false;
+    auto tree = resolve(*file, diags, options);
+    REQUIRE(tree);
+    CHECK(tree->root.find_property("#size-cells"));
+    // Every root child by name; /soc without its properties or children.
+    const Node* soc = tree->find("/soc");
+    REQUIRE(soc);
+    CHECK(soc->properties.empty());
+    CHECK(soc->children.empty());
+    // A memory node (whatever its name), a fragment, /chosen and /reserved-memory whole.
+    REQUIRE(tree->find("/ram"));
+    CHECK(tree->find("/ram")->find_property("reg"));
+    CHECK(tree->find("/ram")->where.line == 3);
+    for (const auto& [path, property] : {std::pair{"/frag", "target-path"},
+                                         {"/chosen", "bootargs"},
+                                         {"/reserved-memory/pool", "size"}}) {
+        const Node* node = tree->find(path);
+        REQUIRE(node);
+        CHECK_MESSAGE(node->find_property(property), path);
+    }
+    // The whole tree has everything.
+    options.whole_tree = true;
+    auto whole = resolve(*file, diags, options);
+    REQUIRE(whole);
+    CHECK(whole->find("/soc")->find_property("compatible"));
+    CHECK(whole->find("/soc/dev"));
+}
+
 TEST_CASE("dts: -@ symbols and plugin fixups as dtc generates them") {
     auto text = std::make_unique<Preprocessed>(identity(make_source(
         "t.dts",

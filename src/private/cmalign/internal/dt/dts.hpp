@@ -294,9 +294,11 @@ struct ResolveOptions {
     // among its children (device_type = "memory") and the nodes under chunk_paths (every node
     // when chunk_paths is empty); the rest stay unknown.
     bool all_locations = true;
-    // false: the Tree holds only the root, its children (with their properties) and the nodes
-    // under chunk_paths; deeper nodes elsewhere are checked as dtc does but left out. Converting
-    // them is most of resolve() and `check` reads nothing else.
+    // false: the Tree holds only the root, its children and the nodes under chunk_paths; deeper
+    // nodes elsewhere are checked as dtc does but left out, and a root child elsewhere keeps its
+    // properties only when it has a device_type (a memory node), a target or a target-path (an
+    // overlay fragment), or the file is a plugin: /soc, /cpus, /aliases keep just their names.
+    // Converting the rest is most of resolve() and `check` reads nothing else.
     bool whole_tree = true;
     // dtc -@: add /__symbols__ (and a phandle on every labelled node). Plugins (/plugin/) always
     // get /__fixups__ and /__local_fixups__, as dtc makes them.
