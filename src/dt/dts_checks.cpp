@@ -63,15 +63,16 @@ void Resolver::check_duplicate_labels() {
         TextSpan span;
         const BNode* node = nullptr; // a node label: its span is label_span(*node, label)
     };
-    std::unordered_map<std::string_view, Owner> seen;
-    seen.reserve(1024);
+    LabelTable<Owner> seen;
     auto span_of = [&](std::string_view label, const Owner& o) {
         return o.node ? label_span(*o.node, label) : o.span;
     };
     auto note = [&](std::string_view label, Owner owner) {
-        auto [it, inserted] = seen.try_emplace(label, owner);
-        if (inserted || it->second.what == owner.what) return;
-        const Location first = file_.locate(span_of(label, it->second));
+        bool made = false;
+        Owner& kept = seen.get(label, made);
+        if (made) kept = owner;
+        if (made || kept.what == owner.what) return;
+        const Location first = file_.locate(span_of(label, kept));
         error(span_of(label, owner), fmt::format("duplicate label '{}' (also defined at {}:{}:{})",
                                                  label, first.file, first.line, first.column));
     };

@@ -231,13 +231,18 @@ void Resolver::merge(BNode* old, BNode* fresh) {
 }
 
 BNode* Resolver::by_label(std::string_view label) const {
-    auto it = label_index_.find(label);
-    if (it == label_index_.end()) return nullptr;
-    for (BNode* n : it->second) {
-        if (!live(n)) continue;
+    const LabelNodes* nodes = label_index_.find(label);
+    if (!nodes) return nullptr;
+    auto carries = [&](BNode* n) {
+        if (!live(n)) return false;
         for (const auto& l : n->labels)
-            if (l.name == label && !l.deleted) return n;
-    }
+            if (l.name == label && !l.deleted) return true;
+        return false;
+    };
+    if (carries(nodes->first)) return nodes->first;
+    if (nodes->more)
+        for (BNode* n : label_more_[nodes->more - 1])
+            if (carries(n)) return n;
     return nullptr;
 }
 

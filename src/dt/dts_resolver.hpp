@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "cmalign/internal/dt/dts.hpp"
@@ -114,12 +116,69 @@ inline void put_be(std::vector<std::uint8_t>& out, std::uint64_t v, unsigned bit
 void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* phandles,
               const std::vector<const BNode*>* paths, bool want_chunks, Value& out);
 
+// A table keyed by label: open addressing, no allocation per entry (a board has a thousand
+// labels or more, looked up for every reference), the keys viewing the syntax tree's text.
+template <typename Value> class LabelTable {
+public:
+    // The entry for `name`, made (value-initialised) when absent; `made` says which.
+    Value& get(std::string_view name, bool& made) {
+        if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+        Slot& s = probe(slots_, name, hash(name));
+        made = !s.key.data();
+        if (made) {
+            s = {name, hash(name), Value{}};
+            ++used_;
+        }
+        return s.value;
+    }
+    const Value* find(std::string_view name) const {
+        if (slots_.empty()) return nullptr;
+        const Slot& s = probe(slots_, name, hash(name));
+        return s.key.data() ? &s.value : nullptr;
+    }
+
+private:
+    struct Slot {
+        std::string_view key; // data() == nullptr: empty
+        std::uint64_t hash = 0;
+        Value value{};
+    };
+    static std::uint64_t hash(std::string_view s) {
+        std::uint64_t h = s.size() * 0x9e3779b97f4a7c15ull;
+        std::size_t i = 0;
+        for (; i + 8 <= s.size(); i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, s.data() + i, 8);
+            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+            h ^= h >> 31;
+        }
+        std::uint64_t w = 0;
+        if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
+        h = (h ^ w) * 0x94d049bb133111ebull;
+        return h ^ (h >> 29);
+    }
+    template <typename Slots>
+    static auto& probe(Slots& slots, std::string_view name, std::uint64_t h) {
+        const std::size_t mask = slots.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            auto& s = slots[i];
+            if (!s.key.data() || (s.hash == h && s.key == name)) return s;
+        }
+    }
+    void grow() {
+        std::vector<Slot> old(slots_.empty() ? 2048 : slots_.size() * 2);
+        old.swap(slots_);
+        for (Slot& s : old)
+            if (s.key.data()) probe(slots_, s.key, s.hash) = std::move(s);
+    }
+    std::vector<Slot> slots_;
+    std::size_t used_ = 0;
+};
+
 class Resolver {
 public:
     Resolver(const syntax::File& file, Diagnostics& diags, const ResolveOptions& options)
-        : file_(file), diags_(diags), options_(options) {
-        label_index_.reserve(1024); // a board has hundreds of labels: no rehashing as it grows
-    }
+        : file_(file), diags_(diags), options_(options) {}
 
     std::optional<Tree> run();
 
@@ -130,8 +189,14 @@ private:
     std::deque<BNode> arena_;
     BNode* root_ = nullptr;
     bool errors_ = false;
-    // label -> nodes that carried it at some point (liveness is checked on lookup)
-    std::unordered_map<std::string_view, std::vector<BNode*>> label_index_;
+    // label -> nodes that carried it at some point, in order (liveness is checked on lookup):
+    // the first here, any others in label_more_[more - 1].
+    struct LabelNodes {
+        BNode* first = nullptr;
+        std::uint32_t more = 0;
+    };
+    LabelTable<LabelNodes> label_index_;
+    std::vector<std::vector<BNode*>> label_more_;
     std::unordered_set<std::uint32_t> used_phandles_;
     std::uint32_t next_phandle_ = 1;
     Value scratch_;
@@ -150,8 +215,18 @@ private:
 
     void node_label(BNode* node, std::string_view name) {
         add_label(node->labels, name);
-        auto& v = label_index_[name];
-        if (std::find(v.begin(), v.end(), node) == v.end()) v.push_back(node);
+        bool made = false;
+        LabelNodes& nodes = label_index_.get(name, made);
+        if (made) {
+            nodes.first = node;
+        } else if (nodes.first != node) {
+            if (!nodes.more) {
+                label_more_.emplace_back();
+                nodes.more = static_cast<std::uint32_t>(label_more_.size());
+            }
+            auto& v = label_more_[nodes.more - 1];
+            if (std::find(v.begin(), v.end(), node) == v.end()) v.push_back(node);
+        }
     }
 
     BNode* build(const syntax::Node& sn, BNode* parent);
