@@ -8,6 +8,7 @@ using namespace detail;
 // Tokens up to the end of the line; the lexer is left on the newline.
 std::vector<Token> Engine::line_tokens(Lexer& lexer, const SourceFile& file) {
     std::vector<Token> tokens;
+    tokens.reserve(8); // most lines: "#define NAME VALUE", "#include <...>": one allocation
     for (;;) {
         const std::size_t before = lexer.position();
         Token t = lexer.next();

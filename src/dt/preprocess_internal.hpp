@@ -160,8 +160,28 @@ public:
     std::size_t error_offset = 0;
 
 private:
-    void skip_blank(bool& ws);
-    Token make(Kind kind, std::size_t begin, std::size_t end, bool ws);
+    // In line for what stands before most tokens: nothing, or one blank.
+    void skip_blank(bool& ws) {
+        if (pos_ < text_.size() && !is_blank(text_[pos_]) && text_[pos_] != '/') return;
+        skip_blank_slow(ws);
+    }
+    void skip_blank_slow(bool& ws);
+    Token make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
+        Token t;
+        t.text = std::string_view(text_.data() + begin, end - begin); // begin <= end <= size
+        t.file = &file_;
+        t.end = static_cast<std::uint32_t>(end);
+        t.kind = kind;
+        if (file_.splices.empty()) { // most files: the offsets are the original ones
+            t.offset = static_cast<std::uint32_t>(begin);
+            t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) | verbatim);
+        } else {
+            t.offset = static_cast<std::uint32_t>(original(begin));
+            t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) |
+                                                (clean(begin, end) ? verbatim : 0));
+        }
+        return t;
+    }
 
     const SourceFile& file_;
     std::string_view text_;

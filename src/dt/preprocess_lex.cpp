@@ -27,7 +27,7 @@ bool Lexer::clean(std::size_t begin, std::size_t end) const {
     return it == s.end() || it->first >= end;
 }
 
-void Lexer::skip_blank(bool& ws) {
+void Lexer::skip_blank_slow(bool& ws) {
     const std::size_t n = text_.size();
     while (pos_ < n) {
         const char c = text_[pos_];
@@ -54,20 +54,6 @@ void Lexer::skip_blank(bool& ws) {
             return;
         }
     }
-}
-
-Token Lexer::make(Kind kind, std::size_t begin, std::size_t end, bool ws) {
-    Token t;
-    t.text = std::string_view(text_.data() + begin, end - begin); // begin <= end <= size
-    t.file = &file_;
-    // Most files have no line splice: their offsets are the original ones.
-    const bool spliced = !file_.splices.empty();
-    t.offset = static_cast<std::uint32_t>(spliced ? original(begin) : begin);
-    t.end = static_cast<std::uint32_t>(end);
-    t.kind = kind;
-    t.flags = static_cast<std::uint8_t>((ws ? ws_before : 0) |
-                                        (!spliced || clean(begin, end) ? verbatim : 0));
-    return t;
 }
 
 std::size_t Lexer::number_end(std::size_t pos) const {

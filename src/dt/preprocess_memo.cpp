@@ -84,10 +84,11 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
             set_macro(e.name, e.hash, e.macro.get());
         const std::size_t base = out_.text.size();
         out_.text.append(memo->out.text);
-        for (Preprocessed::Segment seg : memo->out.segments) {
-            seg.out_begin += base;
-            out_.segments.push_back(seg);
-        }
+        auto& segments = out_.segments; // copied at once, then moved to where the text went
+        const std::size_t first = segments.size();
+        segments.insert(segments.end(), memo->out.segments.begin(), memo->out.segments.end());
+        for (std::size_t i = first; i < segments.size(); ++i)
+            segments[i].out_begin += base;
         for (const auto& f : memo->out.files)
             remember(f);
         out_.chunks.push_back({base, out_.text.size(), memo});
