@@ -644,6 +644,45 @@ TEST_CASE("included files reused across inputs give the same output as a fresh r
     CHECK(b->locate(pin) == Location{s.path("soc.dtsi"), 7, 8});
 }
 
+TEST_CASE("names looked up again inside included files still count for every memo") {
+    // The scanner records a repeated look-up of an undefined name once per recording; each
+    // nested recording, each #define and #undef starts afresh (RepeatedLookups). A memo that
+    // missed one of these names would be replayed for a board that defines it.
+    Scratch s;
+    s.write("inc/n.h", "#ifndef N_H\n#define N_H\n#define INNER_ONLY 3\n#endif\n");
+    s.write("mid.dtsi", "p = <K K L M>;\n#include <n.h>\nq = <K L>;\n#define K 9\nr = <K>;\n"
+                        "#undef K\ns = <K L>;\n");
+    s.write("outer.dtsi", "t = <M M>;\n#include \"mid.dtsi\"\nu = <M K L INNER_ONLY>;\n");
+    std::vector<std::string> boards = {
+        s.write("b1.dts", "#include \"outer.dtsi\"\n"),
+        s.write("b2.dts", "#define M 3\n#include \"mid.dtsi\"\n"),
+        s.write("b3.dts", "#define K 1\n#include \"outer.dtsi\"\n"),
+        s.write("b4.dts", "#define L 2\n#include \"outer.dtsi\"\n"),
+        s.write("b5.dts", "#define M 3\n#include \"outer.dtsi\"\n"),
+        s.write("b6.dts", "#include \"mid.dtsi\"\n#include \"outer.dtsi\"\n"),
+        s.write("b7.dts", "#define N_H\n#include \"outer.dtsi\"\n"),
+        s.write("b8.dts", "#include \"outer.dtsi\"\n#define M 4\n#include \"mid.dtsi\"\n"),
+    };
+    dt::PreprocessOptions o;
+    o.include_dirs.push_back(s.path("inc"));
+    dt::FileCache shared;
+    for (int round = 0; round < 2; ++round)
+        for (const auto& board : boards) {
+            CAPTURE(board);
+            Diagnostics d1, d2;
+            dt::FileCache fresh;
+            auto expected = dt::preprocess(board, o, fresh, d1);
+            auto got = dt::preprocess(board, o, shared, d2);
+            REQUIRE(expected);
+            REQUIRE(got);
+            CHECK(got->text == expected->text);
+        }
+    Diagnostics d;
+    auto b2 = dt::preprocess(boards[1], o, shared, d);
+    REQUIRE(b2);
+    CHECK(squeeze(b2->text) == "p = < K K L 3 > ; q = < K L > ; r = < 9 > ; s = < K L > ;");
+}
+
 TEST_CASE("many threads reusing the same included files agree with fresh runs") {
     Scratch s;
     s.write("inc/a.h", "#ifndef A_H\n#define A_H\n#define A 1\n#include \"b.h\"\n#endif\n");
