@@ -152,8 +152,9 @@ private:
             h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
             h ^= h >> 31;
         }
-        std::uint64_t w = 0;
-        if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
+        std::uint64_t w = 0; // the tail byte by byte: a memcpy of a variable size is a call
+        for (std::size_t k = 0; i + k < s.size(); ++k)
+            w |= std::uint64_t{static_cast<unsigned char>(s[i + k])} << (8 * k);
         h = (h ^ w) * 0x94d049bb133111ebull;
         return h ^ (h >> 29);
     }
