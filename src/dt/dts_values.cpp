@@ -135,6 +135,9 @@ void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
             cell.braced = ref.braced;
             if (item.bits != 32)
                 error(start, "references are only allowed in arrays with 32-bit elements");
+        } else if (*p_ >= '0' && *p_ <= '9') {
+            // Most cells: a number (no label starts with a digit), skipped to already.
+            cell.value = integer_prim(0, &cell.plain_literal);
         } else {
             auto labels = parse_labels();
             if (!labels.empty()) {
