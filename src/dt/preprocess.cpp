@@ -208,11 +208,7 @@ std::size_t Engine::verbatim_run(Lexer& lexer, const SourceFile& file, std::size
             const std::string_view word = text.substr(i, k - i);
             if (peek_macro(word)) break;
             // Not a macro: the look-up is still a dependency of the file (as find_macro records).
-            if (frames_.size() > 1) {
-                const std::uint32_t h = MacroTable::hash(word);
-                if (repeated_lookups_.insert(word, h))
-                    events_.push_back({word, 0, h, Event::Kind::lookup});
-            }
+            if (frames_.size() > 1) events_.push_back({word, 0, 0, Event::Kind::lookup});
             i = k;
         } else if (lexer.starts_number(i)) {
             i = lexer.number_end(i);

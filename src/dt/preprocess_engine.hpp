@@ -162,46 +162,6 @@ private:
     std::size_t used_ = 0;
 };
 
-// The names the verbatim scanner has recorded as looked up and undefined (an Event with
-// fingerprint 0) since the events of the innermost recording began, none of them defined or
-// undefined since: another such look-up of one of them adds nothing to any recording
-// (Engine::record keeps the first event per name), so it is not recorded again. A .dtsi names
-// "compatible", "reg" or "okay" thousands of times. Forgetting is always safe.
-class RepeatedLookups {
-public:
-    // True when `name` is new (and now kept).
-    bool insert(std::string_view name, std::uint32_t hash) {
-        if (used_ * 2 >= slots_.size()) clear();
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-            Slot& s = slots_[i];
-            if (s.generation != generation_) {
-                s = {name, hash, generation_};
-                ++used_;
-                return true;
-            }
-            if (s.hash == hash && s.name == name) return false;
-        }
-    }
-    void clear() {
-        used_ = 0;
-        if (++generation_ == 0) { // after 2^32 clears: no slot may look current
-            slots_.assign(slots_.size(), Slot{});
-            generation_ = 1;
-        }
-    }
-
-private:
-    struct Slot {
-        std::string_view name;
-        std::uint32_t hash = 0;
-        std::uint32_t generation = 0; // current only when equal to generation_
-    };
-    std::vector<Slot> slots_ = std::vector<Slot>(4096);
-    std::uint32_t generation_ = 1;
-    std::size_t used_ = 0;
-};
-
 class Engine {
 public:
     Engine(const PreprocessOptions& options, FileCache& cache, Diagnostics& diags);
@@ -288,7 +248,6 @@ private:
         set_macro(name, MacroTable::hash(name), m);
     }
     void set_macro(std::string_view name, std::uint32_t hash, const Macro* m) {
-        repeated_lookups_.clear();
         if (frames_.size() > 1)
             events_.push_back({name, 0, hash, m ? Event::Kind::define : Event::Kind::undefine});
         if (m) bloom_add(name);
@@ -424,7 +383,6 @@ private:
         enum class Kind : std::uint8_t { lookup, define, undefine, impure } kind = Kind::lookup;
     };
     std::vector<Event> events_;
-    RepeatedLookups repeated_lookups_; // cleared by set_macro() and when a recording begins or ends
     std::vector<std::shared_ptr<const FileCache::IncludeMemo>> used_memos_;
     std::string memo_key_;
     std::size_t deepest_ = 0;

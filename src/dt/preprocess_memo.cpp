@@ -111,13 +111,6 @@ bool Engine::replay(const SourceFile& file, const std::string& key) {
 // keeps that outcome in the cache for the next input.
 void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
                     const std::string& key) {
-    // The look-ups kept so far were recorded before this file's events begin; the ones kept
-    // while it is read stand for events its summary replaces.
-    repeated_lookups_.clear();
-    struct ClearAtEnd {
-        RepeatedLookups& lookups;
-        ~ClearAtEnd() { lookups.clear(); }
-    } clear_at_end{repeated_lookups_};
     const std::size_t events0 = events_.size();
     const std::size_t text0 = out_.text.size();
     const std::size_t segments0 = out_.segments.size();

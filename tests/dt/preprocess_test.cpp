@@ -645,9 +645,9 @@ TEST_CASE("included files reused across inputs give the same output as a fresh r
 }
 
 TEST_CASE("names looked up again inside included files still count for every memo") {
-    // The scanner records a repeated look-up of an undefined name once per recording; each
-    // nested recording, each #define and #undef starts afresh (RepeatedLookups). A memo that
-    // missed one of these names would be replayed for a board that defines it.
+    // Names looked up before, between and after nested includes, #define and #undef: each is a
+    // dependency of every file that looked it up first. A memo that missed one would be
+    // replayed for a board that defines it (M, looked up by outer.dtsi before mid.dtsi).
     Scratch s;
     s.write("inc/n.h", "#ifndef N_H\n#define N_H\n#define INNER_ONLY 3\n#endif\n");
     s.write("mid.dtsi", "p = <K K L M>;\n#include <n.h>\nq = <K L>;\n#define K 9\nr = <K>;\n"
