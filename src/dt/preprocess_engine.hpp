@@ -346,6 +346,7 @@ private:
                 const std::string& key);
 
     void remember(const std::shared_ptr<const SourceFile>& file) {
+        read_log_.push_back(file);
         if (seen_files_.insert(file.get()).second) out_.files.push_back(file);
     }
 
@@ -391,6 +392,9 @@ private:
     std::deque<std::string> arena_;
     std::vector<std::shared_ptr<const SourceFile>> owned_;
     std::unordered_set<const SourceFile*> seen_files_;
+    // Every file remember() was given, repeats included: what a recorded file read although the
+    // input read it before (out_.files names each file once) belongs to its memo all the same.
+    std::vector<std::shared_ptr<const SourceFile>> read_log_;
     std::unordered_set<std::string> once_;
     std::vector<Conditional> conditionals_;
     std::vector<Frame> frames_;

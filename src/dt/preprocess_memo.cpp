@@ -114,7 +114,7 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     const std::size_t events0 = events_.size();
     const std::size_t text0 = out_.text.size();
     const std::size_t segments0 = out_.segments.size();
-    const std::size_t files0 = out_.files.size();
+    const std::size_t log0 = read_log_.size();
     const std::size_t chunks0 = out_.chunks.size();
     const std::size_t diags0 = diags_.items().size();
     const std::size_t level = frames_.size();
@@ -181,8 +181,11 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
                               out_.segments.end());
     for (auto& seg : memo->out.segments)
         seg.out_begin -= text0;
-    memo->out.files.assign(out_.files.begin() + static_cast<std::ptrdiff_t>(files0),
-                           out_.files.end());
+    // Every file it read, once each in the order first read: a replay must name them all even
+    // where this input had read some of them before it (a guarded header included twice).
+    std::unordered_set<const SourceFile*> listed;
+    for (std::size_t i = log0; i < read_log_.size(); ++i)
+        if (listed.insert(read_log_[i].get()).second) memo->out.files.push_back(read_log_[i]);
     // The files it included, for a parse of its output to reuse the parses of theirs.
     for (std::size_t i = chunks0; i < out_.chunks.size(); ++i) {
         auto inner = out_.chunks[i];
@@ -194,6 +197,7 @@ void Engine::record(const std::shared_ptr<const SourceFile>& file, int found_in,
     out_.chunks.push_back({text0, out_.text.size(), memo});
     if (level == 1) {
         events_.clear(); // nothing encloses it: the events are not needed again
+        read_log_.clear();
     } else {
         // For the enclosing files, the file's summary stands for its events (fewer to scan).
         events_.resize(events0);

@@ -768,12 +768,13 @@ TEST_CASE("dts: a partial tree keeps what reading the reservations needs") {
     REQUIRE(tree->find("/ram"));
     CHECK(tree->find("/ram")->find_property("reg"));
     CHECK(tree->find("/ram")->where.line == 3);
-    for (const auto& [path, property] : {std::pair{"/frag", "target-path"},
-                                         {"/chosen", "bootargs"},
-                                         {"/reserved-memory/pool", "size"}}) {
+    for (const auto& wanted : {std::pair{"/frag", "target-path"},
+                               {"/chosen", "bootargs"},
+                               {"/reserved-memory/pool", "size"}}) {
+        const std::string path = wanted.first; // (a structured binding: no lambda may capture it)
         const Node* node = tree->find(path);
         REQUIRE(node);
-        CHECK_MESSAGE(node->find_property(property), path);
+        CHECK_MESSAGE(node->find_property(wanted.second), path);
     }
     // The whole tree has everything.
     options.whole_tree = true;
