@@ -4,6 +4,7 @@
 
 #include "cmalign/explain.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/internal/report/json_text.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -16,8 +17,8 @@ ExitCode explain_command(const Invocation& invocation) {
         std::cerr << format_gcc(d) << '\n';
     if (invocation.value("format") == "json")
         // A log is bytes from a serial line: invalid UTF-8 becomes U+FFFD, as run_json() does.
-        std::cout << explain_json(outcome).dump(2, ' ', false,
-                                                nlohmann::json::error_handler_t::replace)
+        std::cout << report::pretty_json(explain_json(outcome),
+                                         nlohmann::json::error_handler_t::replace)
                   << '\n';
     else if (outcome.errors.empty())
         std::cout << explain_text(outcome);

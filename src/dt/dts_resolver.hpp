@@ -8,10 +8,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <cstring>
-
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/name_hash.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 namespace cmalign::dt::dts_resolver {
 
@@ -143,21 +142,7 @@ private:
         std::uint64_t hash = 0;
         Value value{};
     };
-    static std::uint64_t hash(std::string_view s) {
-        std::uint64_t h = s.size() * 0x9e3779b97f4a7c15ull;
-        std::size_t i = 0;
-        for (; i + 8 <= s.size(); i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, s.data() + i, 8);
-            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-            h ^= h >> 31;
-        }
-        std::uint64_t w = 0; // the tail byte by byte: a memcpy of a variable size is a call
-        for (std::size_t k = 0; i + k < s.size(); ++k)
-            w |= std::uint64_t{static_cast<unsigned char>(s[i + k])} << (8 * k);
-        h = (h ^ w) * 0x94d049bb133111ebull;
-        return h ^ (h >> 29);
-    }
+    static std::uint64_t hash(std::string_view s) { return name_hash(s); }
     template <typename Slots>
     static auto& probe(Slots& slots, std::string_view name, std::uint64_t h) {
         const std::size_t mask = slots.size() - 1;

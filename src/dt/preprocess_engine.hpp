@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -11,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "cmalign/internal/core/name_hash.hpp"
 #include "dt/preprocess_internal.hpp"
 
 namespace cmalign::dt {
@@ -98,23 +98,8 @@ class MacroTable {
 public:
     explicit MacroTable(std::size_t slots = 4096) : slots_(slots) {} // a power of two
 
-    // Eight bytes a step: a .dtsi's names are long ("GCC_QUPV3_WRAP0_S0_CLK") and every
-    // occurrence inside an included file is hashed once (Engine::record).
     static std::uint32_t hash(std::string_view s) {
-        std::uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
-        const char* p = s.data();
-        std::size_t n = s.size();
-        for (; n >= 8; p += 8, n -= 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p, 8);
-            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-            h ^= h >> 29;
-        }
-        std::uint64_t w = 0;
-        for (std::size_t i = 0; i < n; ++i)
-            w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-        h = (h ^ w) * 0x94d049bb133111ebull;
-        return static_cast<std::uint32_t>(h ^ (h >> 32));
+        return static_cast<std::uint32_t>(name_hash(s));
     }
 
     const Macro* find(std::string_view name) const { return find(name, hash(name)); }

@@ -390,7 +390,6 @@ bool Engine::plain_object_like(const Macro& m) {
 
 // A macro name read from the file at top level: expand it and write the expansion out.
 void Engine::expand_top(const Token& name, const Macro& macro) {
-    Token first = name;
     base_consumed_end_ = name.end;
     base_newlines_ = 0;
     if (contexts_.empty() && options_.limits.macro_depth > 1 && plain_object_like(macro)) {
@@ -419,7 +418,7 @@ void Engine::expand_top(const Token& name, const Macro& macro) {
     // Re-read the name through the expander by pushing it as a one-token context.
     Context c;
     c.tokens = take_vector();
-    c.tokens.push_back(first);
+    c.tokens.push_back(name);
     contexts_.push_back(std::move(c));
     bool at_start = true;
     for (;;) {

@@ -19,7 +19,9 @@ constexpr auto kSpecial = [] {
     return special;
 }();
 
-void put_string(std::string& out, const std::string& s) {
+using Handler = nlohmann::json::error_handler_t;
+
+void put_string(std::string& out, const std::string& s, Handler on_bad_utf8) {
     const std::size_t begin = out.size();
     out += '"';
     std::size_t written = 0; // s[written, i) is plain and not yet copied
@@ -29,7 +31,7 @@ void put_string(std::string& out, const std::string& s) {
         if (c >= 0x80) {
             // UTF-8 is validated (or rejected) as nlohmann does it: let it write the string.
             out.resize(begin);
-            out += nlohmann::json(s).dump();
+            out += nlohmann::json(s).dump(-1, ' ', false, on_bad_utf8);
             return;
         }
         out.append(s, written, i - written);
@@ -79,7 +81,7 @@ void put_indent(std::string& out, std::size_t n) {
     out.append(n, ' ');
 }
 
-void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
+void put(std::string& out, const nlohmann::json& value, std::size_t indent, Handler on_bad_utf8) {
     using Type = nlohmann::json::value_t;
     switch (value.type()) {
     case Type::object: {
@@ -92,9 +94,9 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
         std::size_t left = object.size();
         for (const auto& [key, item] : object) {
             put_indent(out, indent + kIndentStep);
-            put_string(out, key);
+            put_string(out, key, on_bad_utf8);
             out += ": ";
-            put(out, item, indent + kIndentStep);
+            put(out, item, indent + kIndentStep, on_bad_utf8);
             out += --left ? ",\n" : "\n";
         }
         put_indent(out, indent);
@@ -111,7 +113,7 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
         std::size_t left = array.size();
         for (const auto& item : array) {
             put_indent(out, indent + kIndentStep);
-            put(out, item, indent + kIndentStep);
+            put(out, item, indent + kIndentStep, on_bad_utf8);
             out += --left ? ",\n" : "\n";
         }
         put_indent(out, indent);
@@ -119,7 +121,7 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
         return;
     }
     case Type::string:
-        put_string(out, value.get_ref<const std::string&>());
+        put_string(out, value.get_ref<const std::string&>(), on_bad_utf8);
         return;
     case Type::boolean:
         out += value.get<bool>() ? "true" : "false";
@@ -144,13 +146,13 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent) {
 
 } // namespace
 
-std::string pretty_json(const nlohmann::json& value) {
+std::string pretty_json(const nlohmann::json& value, Handler on_bad_utf8) {
     std::string out;
     out.reserve(64 * 1024);
     try {
-        put(out, value, 0);
+        put(out, value, 0, on_bad_utf8);
     } catch (const HasBinary&) {
-        return value.dump(kIndentStep);
+        return value.dump(kIndentStep, ' ', false, on_bad_utf8);
     }
     return out;
 }

@@ -110,6 +110,13 @@ TEST_CASE("pretty_json rejects a string that is not UTF-8 as dump(2) does") {
     CHECK_THROWS_WITH_AS((void)pretty_json(bad), theirs.c_str(), json::type_error);
 }
 
+TEST_CASE("pretty_json replaces bad UTF-8 as dump(2) does when asked (explain's serial logs)") {
+    const json log = {{"text", std::string("boot\xff ok \xc3")}, {"ok", "é"}};
+    const auto replace = json::error_handler_t::replace;
+    CHECK(pretty_json(log, replace) == log.dump(2, ' ', false, replace));
+    CHECK(pretty_json(log, replace).find("\xef\xbf\xbd") != std::string::npos); // U+FFFD
+}
+
 TEST_CASE("pretty_json leaves a document with binary values to nlohmann") {
     const json doc = {{"blob", json::binary({1, 2, 3})}, {"n", 1}};
     CHECK(pretty_json(doc) == doc.dump(2));

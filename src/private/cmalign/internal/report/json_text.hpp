@@ -7,10 +7,12 @@
 
 namespace cmalign::report {
 
-// Exactly value.dump(2) — the same bytes, and the same exception for a string that is not UTF-8 —
-// written several times faster: `check --format json` of a whole kernel tree prints megabytes of
-// plain ASCII strings, which nlohmann's serializer decodes byte by byte after every worker has
-// finished, on one core.
-std::string pretty_json(const nlohmann::json& value);
+// Exactly value.dump(2, ' ', false, on_bad_utf8) — the same bytes, and the same exception for a
+// string that is not UTF-8 under `strict` — written several times faster: `check --format json`
+// of a whole kernel tree prints megabytes of plain ASCII strings, which nlohmann's serializer
+// decodes byte by byte after every worker has finished, on one core.
+std::string
+pretty_json(const nlohmann::json& value,
+            nlohmann::json::error_handler_t on_bad_utf8 = nlohmann::json::error_handler_t::strict);
 
 } // namespace cmalign::report
