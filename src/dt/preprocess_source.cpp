@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/text_file.hpp"
@@ -110,6 +112,11 @@ std::shared_ptr<const SourceFile> FileCache::load(const std::string& path, std::
             text = std::move(piped->bytes);
     } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
         std::string read;
+        // Sized once: the cache keeps every file for the whole run, and a string grown by
+        // appending keeps up to twice its bytes.
+        struct stat st {};
+        if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            read.reserve(std::min(static_cast<std::size_t>(st.st_size), limits.file_bytes + 1));
         char buffer[65536];
         std::size_t n = 0;
         while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
