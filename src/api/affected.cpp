@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -13,6 +12,7 @@
 
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
 
@@ -58,9 +58,8 @@ private:
 bool is_blob(const std::string& path) {
     if (dt::is_dtb_name(path)) return true;
     std::uint8_t magic[4] = {};
-    std::ifstream in(path, std::ios::binary);
-    in.read(reinterpret_cast<char*>(magic), sizeof magic);
-    return in.gcount() == sizeof magic && dt::has_fdt_magic(magic);
+    const auto got = read_file_prefix(path, magic);
+    return got && *got == sizeof magic && dt::has_fdt_magic(magic);
 }
 
 // The include graph of one board in the on-disk cache: every file its preprocessing read, with

@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -108,24 +104,14 @@ std::optional<dt::Tree> detail::load_tree(const std::string& path,
                 {reinterpret_cast<const std::uint8_t*>(piped->bytes.data()), piped->bytes.size()}))
             return dt::read_dtb(path, diags, dtb, path);
     } else {
-        // Four bytes with plain read(2): a whole tree sniffs a thousand boards, and an ifstream
-        // costs a buffer and a locale each.
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
+        const auto got = read_file_prefix(path, magic);
+        if (!got) {
             diags.error({path, 0, 0}, "cannot read file");
             return std::nullopt;
         }
-        ssize_t got = 0;
-        while (got < static_cast<ssize_t>(sizeof magic)) {
-            const ssize_t n = ::read(fd, magic + got, sizeof magic - static_cast<std::size_t>(got));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += n;
-        }
-        ::close(fd);
         dt::DtbOptions dtb;
         dtb.limits = options.limits;
-        if (got == static_cast<ssize_t>(sizeof magic) && dt::has_fdt_magic(magic))
+        if (*got == sizeof magic && dt::has_fdt_magic(magic))
             return dt::read_dtb(path, diags, dtb, path);
         if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, dtb, path); // bad magic
     }

@@ -318,6 +318,20 @@ std::uint64_t RunScope::current() {
     return scope_run;
 }
 
+std::optional<std::size_t> read_file_prefix(const std::string& path, std::span<std::uint8_t> out) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::size_t got = 0;
+    while (got < out.size()) {
+        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return got;
+}
+
 std::optional<std::string> read_whole_input(const std::string& path) {
     if (auto piped = anonymous_pipe_bytes(path, InputLimits{}.file_bytes)) {
         if (piped->error != 0 || piped->truncated) return std::nullopt;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,11 @@ public:
 // The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers
 // that come back to an input: fix's edits, the source lines of a report. nullopt: unreadable.
 std::optional<std::string> read_whole_input(const std::string& path);
+
+// The first bytes of a file, up to out.size(), with plain open/read (a whole tree sniffs a
+// thousand boards for the DTB magic: no stream buffer or locale each). Returns how many were
+// read; nullopt when the file cannot be opened.
+std::optional<std::size_t> read_file_prefix(const std::string& path, std::span<std::uint8_t> out);
 
 // The file's text, or the one error that refused it.
 std::optional<TextFileError> read_text_file(const std::string& path, const InputLimits& limits,
