@@ -3,7 +3,7 @@
 # of N rounds, each round runs every contender once, in turn):
 #   1. one board inside the kernel tree with a full .config: cpp + dtc on that board, cmalign
 #      with --no-cache, with a cold cache (emptied before each run) and with a warm cache, and
-#      the floor of the warm run: a stat(2) of each file its answer names, in one bare process;
+#      a stat(2) of each file the warm run's answer names, one thread in a bare process;
 #   2. --affected-by one .dtsi over the arch's boards: warm cache against the whole check;
 #   then bench/check-vs-dtc.sh (the whole tree against cpp + dtc, no cache) and
 #   bench/kconfig-vs-make.sh (config of a defconfig against make) when --all is given.
@@ -59,8 +59,9 @@ awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" -v t="$truet" 'BEGIN
     printf "   /bin/true            %7.3f s  (what starting a process from this script costs;\n", t
     printf "                                  hyperfine -N starts one in less)\n" }'
 
-# What the warm run cannot go below: one stat(2) of every file its answer names (each can change
-# the answer), timed inside one process that does nothing else (Debian's python3, one thread).
+# What the warm run's check of its entry costs by itself: one stat(2) of every file the answer
+# names (each can change the answer), one after another inside a process that does nothing else
+# (Debian's python3; the program shares them among threads).
 answer=$(grep -l '^cmalign-answer' "$work"/warm/answer-* 2>/dev/null | head -1 || true)
 [[ -n $answer ]] || { echo "cache.sh: the warm run kept no answer" >&2; exit 1; }
 floor=$(grep -P '^file\t' "$answer" | cut -f2 | /usr/bin/python3 -c '
@@ -74,7 +75,7 @@ for _ in range(15):
     times.append(time.perf_counter() - t0)
 print(len(paths), sorted(times)[7])')
 awk -v r="$ref" -v f="${floor#* }" -v n="${floor%% *}" 'BEGIN {
-    printf "   stat(2) of the %d files the answer names, alone: %.4f s  ratio %.3f  (the floor)\n", n, f, f / r }'
+    printf "   stat(2) of the %d files the answer names, one thread, alone: %.4f s  ratio %.3f\n", n, f, f / r }'
 
 dts_dir=arch/arm64/boot/dts
 affected() { check --cache-dir "$work/warm" -j "$(nproc)" "$dts_dir" --affected-by "$dtsi" --; }
