@@ -64,7 +64,7 @@ awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" -v t="$truet" 'BEGIN
 # (Debian's python3; the program shares them among threads).
 answer=$(grep -l '^cmalign-answer' "$work"/warm/answer-* 2>/dev/null | head -1 || true)
 [[ -n $answer ]] || { echo "cache.sh: the warm run kept no answer" >&2; exit 1; }
-floor=$(grep -P '^file\t' "$answer" | cut -f2 | /usr/bin/python3 -c '
+stat_only=$(grep -P '^file\t' "$answer" | cut -f2 | /usr/bin/python3 -c '
 import os, sys, time
 paths = sys.stdin.read().splitlines()
 times = []
@@ -74,7 +74,7 @@ for _ in range(15):
         os.stat(p)
     times.append(time.perf_counter() - t0)
 print(len(paths), sorted(times)[7])')
-awk -v r="$ref" -v f="${floor#* }" -v n="${floor%% *}" 'BEGIN {
+awk -v r="$ref" -v f="${stat_only#* }" -v n="${stat_only%% *}" 'BEGIN {
     printf "   stat(2) of the %d files the answer names, one thread, alone: %.4f s  ratio %.3f\n", n, f, f / r }'
 
 dts_dir=arch/arm64/boot/dts
