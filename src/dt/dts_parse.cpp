@@ -615,6 +615,10 @@ parse_shared_chunk(const std::shared_ptr<const FileCache::IncludeMemo>& memo,
 }
 
 std::shared_ptr<const ParsedChunk> FileCache::parsed_chunk(const IncludeMemo* memo, bool& found) {
+    if (memo->unparseable.load(std::memory_order_relaxed)) {
+        found = true;
+        return nullptr;
+    }
     std::lock_guard lock(mutex_);
     auto it = parsed_.find(memo);
     found = it != parsed_.end();
@@ -625,10 +629,15 @@ void FileCache::add_parsed_chunk(const IncludeMemo* memo,
                                  std::shared_ptr<const ParsedChunk> chunk) {
     // Enough for the .dtsi files of a few SoCs: inputs come sorted by path.
     constexpr std::size_t budget = std::size_t{4} << 20;
+    if (!chunk) {
+        // Kept in the memo, not here: a memo dropped from the cache may be freed and its
+        // address reused by another.
+        memo->unparseable.store(true, std::memory_order_relaxed);
+        return;
+    }
     std::lock_guard lock(mutex_);
-    const std::size_t bytes = chunk ? chunk->memo->out.text.size() : 0;
+    const std::size_t bytes = chunk->memo->out.text.size();
     if (!parsed_.emplace(memo, std::move(chunk)).second) return; // parsed twice: the first stays
-    if (bytes == 0) return; // "not parsed on its own" is kept for good
     parsed_order_.emplace_back(memo, bytes);
     parsed_bytes_ += bytes;
     while (parsed_bytes_ > budget && parsed_order_.size() > 1) {

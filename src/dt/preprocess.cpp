@@ -32,18 +32,59 @@
 
 namespace cmalign::dt {
 
+namespace {
+
+// What a memo holds, roughly: what FileCache's memo budget counts.
+std::size_t memo_bytes(const FileCache::IncludeMemo& memo) {
+    std::size_t names = 0;
+    for (const auto& dep : memo.deps)
+        names += dep.name.size();
+    for (const auto& effect : memo.effects)
+        names += effect.name.size();
+    return sizeof memo + memo.key.size() + names + memo.out.text.size() +
+           memo.deps.size() * sizeof(FileCache::IncludeMemo::Dep) +
+           memo.effects.size() * sizeof(FileCache::IncludeMemo::Effect) +
+           memo.out.segments.size() * sizeof(Preprocessed::Segment) +
+           memo.out.files.size() * sizeof(memo.out.files[0]) +
+           memo.out.chunks.size() * sizeof(Preprocessed::Chunk);
+}
+
+} // namespace
+
 std::vector<std::shared_ptr<const FileCache::IncludeMemo>>
 FileCache::include_memos(const SourceFile* file) {
     std::lock_guard lock(mutex_);
     auto it = memos_.find(file);
     if (it == memos_.end()) return {};
-    return it->second;
+    memo_recency_.splice(memo_recency_.end(), memo_recency_, it->second.recent);
+    return it->second.variants;
 }
 
 void FileCache::add_include_memo(const SourceFile* file, std::shared_ptr<const IncludeMemo> memo) {
     std::lock_guard lock(mutex_);
-    auto& list = memos_[file];
-    if (list.size() < 32) list.push_back(std::move(memo)); // a few variants per file are normal
+    auto [it, added] = memos_.try_emplace(file);
+    MemoEntry& entry = it->second;
+    if (added) {
+        entry.recent = memo_recency_.insert(memo_recency_.end(), file);
+    } else {
+        memo_recency_.splice(memo_recency_.end(), memo_recency_, entry.recent);
+    }
+    if (entry.variants.size() >= 32) return; // a few variants per file are normal
+    const std::size_t bytes = memo_bytes(*memo);
+    entry.variants.push_back(std::move(memo));
+    entry.bytes += bytes;
+    memo_bytes_ += bytes;
+    while (memo_bytes_ > memo_budget_ && memo_recency_.front() != file) {
+        auto oldest = memos_.find(memo_recency_.front());
+        memo_bytes_ -= oldest->second.bytes;
+        memo_recency_.pop_front();
+        memos_.erase(oldest);
+    }
+}
+
+FileCache::MemoUse FileCache::include_memo_use() {
+    std::lock_guard lock(mutex_);
+    return {memos_.size(), memo_bytes_};
 }
 
 namespace pp_engine {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -62,6 +63,8 @@ struct FileCache::IncludeMemo {
     // main file includes between two statements is parsed from it once for every input that
     // includes the same output (ParsedChunk, in dts.hpp).
     Preprocessed out;
+    // Set once the DTS parser found the output is not whole statements (ParsedChunk).
+    mutable std::atomic<bool> unparseable{false};
 };
 
 namespace pp_engine {

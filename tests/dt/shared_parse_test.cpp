@@ -295,3 +295,37 @@ TEST_CASE("real boards: a SoC's .dtsi parsed once gives every board its own pars
     // All but the first board of each SoC take its .dtsi from the shared parse (91 of 95).
     CHECK(boards_sharing * 10 >= boards.size() * 9);
 }
+
+TEST_CASE("real boards: include memos dropped past the cache's budget leave every tree as it was" *
+          CMALIGN_REAL_MATERIAL(std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12")) {
+    const std::string tree = std::string(CMALIGN_KERNEL_SRC_DIR) + "/linux-source-6.12";
+    if (!cmalign::test::have_material(tree + "/arch/arm64/boot/dts")) return;
+    // Two SoC families, one after the other, as a bulk check takes them: the first family's
+    // memos are dropped while the second is read, and a board of the first read again after
+    // that preprocesses its .dtsi anew.
+    std::vector<std::string> boards;
+    for (const auto& e : fs::directory_iterator(tree + "/arch/arm64/boot/dts/qcom")) {
+        const auto name = e.path().filename().string();
+        if (e.path().extension() == ".dts" &&
+            (name.starts_with("sdm845") || name.starts_with("sc7180")))
+            boards.push_back(e.path().string());
+    }
+    std::sort(boards.begin(), boards.end());
+    REQUIRE(boards.size() >= 20);
+    boards.push_back(boards.front());
+    dt::PreprocessOptions options;
+    options.kernel_tree = tree;
+    constexpr std::size_t budget = std::size_t{1} << 20;
+    dt::FileCache kept_all(std::size_t{1} << 30), small(budget);
+    for (const auto& b : boards) {
+        CAPTURE(b);
+        CHECK(load(b, options, small) == load(b, options, kept_all));
+        const auto use = small.include_memo_use();
+        CHECK((use.bytes <= budget || use.files == 1));
+    }
+    const auto all = kept_all.include_memo_use(), some = small.include_memo_use();
+    MESSAGE("memos kept: ", all.files, " files, ", all.bytes,
+            " bytes; within the budget: ", some.files, " files, ", some.bytes, " bytes");
+    CHECK(all.bytes > 4 * budget);
+    CHECK(some.files < all.files);
+}

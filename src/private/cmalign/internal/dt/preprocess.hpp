@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,12 @@ std::shared_ptr<const SourceFile> make_source(std::string path, std::string text
 // Files read once and shared by every input of a bulk run; safe to use from many threads.
 class FileCache {
 public:
+    // The include memos below are kept up to about this many bytes (the files used least
+    // recently are dropped first): enough for a dozen SoC families, a tenth of what a whole
+    // arm64 tree's memos take.
+    static constexpr std::size_t default_memo_budget = std::size_t{32} << 20;
+    explicit FileCache(std::size_t memo_budget = default_memo_budget) : memo_budget_(memo_budget) {}
+
     // nullptr and `error` set when the file cannot be read.
     // A file over limits.file_bytes, or with a line over limits.line_bytes, is refused with an
     // error that names the file (and the line); `at` (when given) is set to where.
@@ -66,14 +73,33 @@ public:
     // The text number of a new shared chunk (kSharedText and up), 0 when none is left.
     std::uint32_t new_chunk_text();
 
+    // The files whose include memos are kept, and their bytes (tests).
+    struct MemoUse {
+        std::size_t files = 0;
+        std::size_t bytes = 0;
+    };
+    MemoUse include_memo_use();
+
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<const SourceFile>> files_;
     std::unordered_map<std::string, std::pair<std::string, Location>> refused_; // over a limit
-    std::unordered_map<const SourceFile*, std::vector<std::shared_ptr<const IncludeMemo>>> memos_;
-    // Keyed by the memo, which lives as long as the cache. The oldest chunks are dropped past
-    // a budget of their texts' bytes: a bulk run takes boards in path order, so a SoC's boards
-    // come one after another, and a parse takes about six times its text.
+    // The memos of the files used least recently are dropped past a budget of their bytes: a
+    // bulk run takes boards in path order, so a SoC's boards come one after another, and a
+    // whole tree's memos took two thirds of its memory, which this VM kind pays for twice
+    // (clearing fresh pages was a fifth of the run's time). A dropped memo costs only a
+    // preprocessing again, never a different output.
+    struct MemoEntry {
+        std::vector<std::shared_ptr<const IncludeMemo>> variants;
+        std::size_t bytes = 0;
+        std::list<const SourceFile*>::iterator recent; // in memo_recency_
+    };
+    std::unordered_map<const SourceFile*, MemoEntry> memos_;
+    std::list<const SourceFile*> memo_recency_; // least recently used first
+    std::size_t memo_bytes_ = 0;
+    std::size_t memo_budget_;
+    // Keyed by the memo, which the chunk keeps alive. The oldest chunks are dropped past
+    // a budget of their texts' bytes (a parse takes about six times its text).
     std::unordered_map<const IncludeMemo*, std::shared_ptr<const ParsedChunk>> parsed_;
     std::deque<std::pair<const IncludeMemo*, std::size_t>> parsed_order_;
     std::size_t parsed_bytes_ = 0;
