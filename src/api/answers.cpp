@@ -34,9 +34,8 @@ std::optional<Answer> find(const std::string& dir, const std::string& key) {
     if (!text) return std::nullopt;
     Answer answer;
     bool has_exit = false;
-    std::vector<std::string> files;
     bool ok = disk_cache::read_lines(
-        *text, format_line, key, files,
+        *text, format_line, key,
         [&](const auto& f) {
             if (f.size() == 2 && (f[0] == "1" || f[0] == "2")) {
                 answer.chunks.emplace_back(f[0] == "1" ? 1 : 2, f[1]);
@@ -50,7 +49,7 @@ std::optional<Answer> find(const std::string& dir, const std::string& key) {
             }
             return true;
         },
-        nullptr, &entry);
+        &entry);
     if (!ok || !has_exit) return std::nullopt;
     return answer;
 }

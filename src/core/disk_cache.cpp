@@ -12,6 +12,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -34,13 +36,35 @@ std::int64_t mtime_ns_of(const struct stat& st) {
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
 }
 
-bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+bool stat_of(const char* path, std::uint64_t& size, std::int64_t& mtime_ns) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return false;
+    if (::stat(path, &st) != 0) return false;
     size = static_cast<std::uint64_t>(st.st_size);
     mtime_ns = mtime_ns_of(st);
     return true;
 }
+
+bool stat_of(const std::string& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+    return stat_of(path.c_str(), size, mtime_ns);
+}
+
+// A path viewed in an entry's text, terminated on the caller's stack (no allocation).
+bool stat_of(std::string_view path, std::uint64_t& size, std::int64_t& mtime_ns) {
+    char buffer[512];
+    if (path.size() >= sizeof buffer) return stat_of(std::string(path), size, mtime_ns);
+    std::memcpy(buffer, path.data(), path.size());
+    buffer[path.size()] = '\0';
+    return stat_of(static_cast<const char*>(buffer), size, mtime_ns);
+}
+
+// A stamp as read from an entry: its path viewed in the entry's text (or in a decoded copy).
+struct StampView {
+    std::string_view path;
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    std::optional<std::uint64_t> hash;
+    bool racy = false;
+};
 
 std::int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -161,15 +185,24 @@ bool StatMemo::stat_of(const std::string& path, std::uint64_t& size, std::int64_
     return now.found;
 }
 
-bool unchanged(const Stamp& s, StatMemo* memo) {
+namespace {
+
+bool unchanged_view(const StampView& s, StatMemo* memo) {
     std::uint64_t size = 0;
     std::int64_t mtime = 0;
-    bool found = memo ? memo->stat_of(s.path, size, mtime) : stat_of(s.path, size, mtime);
+    bool found =
+        memo ? memo->stat_of(std::string(s.path), size, mtime) : stat_of(s.path, size, mtime);
     if (!found || size != s.size) return false;
     if (mtime == s.mtime_ns && !s.racy) return true;
     if (!s.hash) return false; // touched: recomputed, even when the bytes are the same
-    auto content = read_whole_input(s.path);
+    auto content = read_whole_input(std::string(s.path));
     return content && fnv1a(*content) == *s.hash;
+}
+
+} // namespace
+
+bool unchanged(const Stamp& s, StatMemo* memo) {
+    return unchanged_view({s.path, s.size, s.mtime_ns, s.hash, s.racy}, memo);
 }
 
 namespace {
@@ -181,13 +214,13 @@ namespace {
 // scheduler moves it, and a fixed half each then finished no sooner than one thread did (the
 // sdm845 answer, 1,642 files, median of 300 alternating runs on two cores: two threads 6.7 ms,
 // three 6.0 ms, four 6.0 ms). (Checking stamps while the entry is still being read gained nothing.)
-bool all_unchanged(const std::vector<Stamp>& stamps, StatMemo* memo) {
+bool all_unchanged(const std::vector<StampView>& stamps, StatMemo* memo) {
     constexpr std::size_t shared_from = 512;
     constexpr std::size_t batch = 32;
     const unsigned cores = std::thread::hardware_concurrency(); // reads /sys: once
     if (stamps.size() < shared_from || cores < 2)
         return std::all_of(stamps.begin(), stamps.end(),
-                           [&](const Stamp& s) { return unchanged(s, memo); });
+                           [&](const StampView& s) { return unchanged_view(s, memo); });
     std::atomic<std::size_t> next{0};
     std::atomic<bool> ok{true};
     auto work = [&] {
@@ -195,7 +228,7 @@ bool all_unchanged(const std::vector<Stamp>& stamps, StatMemo* memo) {
             const std::size_t from = next.fetch_add(batch, std::memory_order_relaxed);
             if (from >= stamps.size()) return;
             for (std::size_t i = from, to = std::min(from + batch, stamps.size()); i < to; ++i)
-                if (!unchanged(stamps[i], memo)) {
+                if (!unchanged_view(stamps[i], memo)) {
                     ok = false;
                     return;
                 }
@@ -331,7 +364,7 @@ namespace {
 // A "file" line without escapes, read in place: a Kconfig entry has one per Kconfig file (1,600
 // in arm64's tree), and splitting each into strings was most of a warm run's own work. Any
 // line this does not take whole goes the general way (fields(), parse_stamp()).
-std::optional<Stamp> parse_plain_stamp(std::string_view line) {
+std::optional<StampView> parse_plain_stamp(std::string_view line) {
     if (line.find('\\') != std::string_view::npos) return std::nullopt;
     std::string_view f[6];
     for (int i = 0; i < 6; ++i) {
@@ -345,7 +378,7 @@ std::optional<Stamp> parse_plain_stamp(std::string_view line) {
         auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
         return !t.empty() && ec == std::errc() && end == t.data() + t.size();
     };
-    Stamp st{std::string(f[1]), 0, 0, {}, f[5] == "1"};
+    StampView st{f[1], 0, 0, {}, f[5] == "1"};
     std::int64_t size = 0, hash = 0;
     if (!number(f[2], size) || size < 0 || !number(f[3], st.mtime_ns)) return std::nullopt;
     st.size = static_cast<std::uint64_t>(size);
@@ -366,14 +399,14 @@ namespace {
 // compares a stat instead of reading and hashing the file again (git refreshes its index so).
 // A write after now moves the mtime past the one kept, so the plain stamp cannot miss it.
 void settle(std::string_view whole, const std::vector<std::pair<std::size_t, std::size_t>>& spans,
-            const std::vector<Stamp>& stamps, const fs::path& entry) {
+            const std::vector<StampView>& stamps, const fs::path& entry) {
     std::string out;
     std::size_t copied = 0;
     const auto settled_before = now_ns() - racy_window_ns;
     for (std::size_t i = 0; i < stamps.size(); ++i) {
-        const Stamp& s = stamps[i];
+        const StampView& s = stamps[i];
         if (!s.racy) continue;
-        Stamp plain{s.path, 0, 0, {}, false};
+        Stamp plain{std::string(s.path), 0, 0, {}, false};
         if (!stat_of(s.path, plain.size, plain.mtime_ns) || plain.mtime_ns >= settled_before)
             continue;
         out.append(whole.substr(copied, spans[i].first - copied));
@@ -407,10 +440,12 @@ bool consume_escaped(std::string_view& text, std::string_view raw) {
 
 } // namespace
 
-bool read_lines(std::string_view text, std::string_view format, const std::string& key,
-                std::vector<std::string>& files,
-                const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo,
-                const fs::path* settle_entry) {
+namespace {
+
+bool read_stamped_lines(std::string_view text, std::string_view format, const std::string& key,
+                        std::vector<std::string>* files,
+                        const std::function<bool(const std::vector<std::string>&)>& other,
+                        StatMemo* memo, const fs::path* settle_entry) {
     const std::string_view whole = text;
     std::vector<std::pair<std::size_t, std::size_t>> spans; // each stamp's line in `whole`
     auto offset = [&] { return static_cast<std::size_t>(text.data() - whole.data()); };
@@ -422,14 +457,19 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
     text.remove_prefix(4);
     if (!consume_escaped(text, key) || !text.starts_with('\n')) return false;
     text.remove_prefix(1);
-    std::vector<Stamp> stamps;
-    std::vector<std::string> f; // the fields of each other line, in the same strings
+    // Sized at once for the lines left (a stamp line is longer than 48 bytes): fresh pages cost
+    // a few µs each on a virtual machine, and a regrowing vector takes two or three times as many.
+    std::vector<StampView> stamps;
+    stamps.reserve(text.size() / 48 + 1);
+    spans.reserve(stamps.capacity());
+    std::deque<std::string> decoded; // the paths of stamp lines with escapes
+    std::vector<std::string> f;      // the fields of each other line, in the same strings
     while (!text.empty()) {
         auto nl = text.find('\n');
         if (nl == std::string_view::npos) return false; // truncated
         if (text.starts_with("file\t")) {
             if (auto st = parse_plain_stamp(text.substr(0, nl))) {
-                stamps.push_back(std::move(*st));
+                stamps.push_back(*st);
                 spans.emplace_back(offset(), nl + 1);
                 text.remove_prefix(nl + 1);
                 continue;
@@ -440,22 +480,39 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
         text.remove_prefix(nl + 1);
         if (f.size() == 1 && f[0] == "end") {
             if (!all_unchanged(stamps, memo)) return false;
-            if (settle_entry &&
-                std::any_of(stamps.begin(), stamps.end(), [](const Stamp& s) { return s.racy; }))
+            if (settle_entry && std::any_of(stamps.begin(), stamps.end(),
+                                            [](const StampView& s) { return s.racy; }))
                 settle(whole, spans, stamps, *settle_entry);
-            for (auto& s : stamps)
-                files.push_back(std::move(s.path));
+            if (files)
+                for (const auto& s : stamps)
+                    files->emplace_back(s.path);
             return true;
         } else if (f[0] == "file") {
             auto s = parse_stamp(f);
             if (!s) return false;
-            stamps.push_back(std::move(*s));
+            decoded.push_back(std::move(s->path));
+            stamps.push_back({decoded.back(), s->size, s->mtime_ns, s->hash, s->racy});
             spans.push_back(span);
         } else if (!other(f)) {
             return false;
         }
     }
     return false;
+}
+
+} // namespace
+
+bool read_lines(std::string_view text, std::string_view format, const std::string& key,
+                std::vector<std::string>& files,
+                const std::function<bool(const std::vector<std::string>&)>& other, StatMemo* memo,
+                const fs::path* settle_entry) {
+    return read_stamped_lines(text, format, key, &files, other, memo, settle_entry);
+}
+
+bool read_lines(std::string_view text, std::string_view format, const std::string& key,
+                const std::function<bool(const std::vector<std::string>&)>& other,
+                const fs::path* settle_entry) {
+    return read_stamped_lines(text, format, key, nullptr, other, nullptr, settle_entry);
 }
 
 fs::path entry_path(const std::string& dir, std::string_view kind, std::string_view key) {

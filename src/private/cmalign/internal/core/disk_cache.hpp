@@ -99,6 +99,10 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
                 std::vector<std::string>& files,
                 const std::function<bool(const std::vector<std::string>&)>& other,
                 StatMemo* memo = nullptr, const std::filesystem::path* settle_entry = nullptr);
+// The same for a reader that needs no list of the files (a cached answer).
+bool read_lines(std::string_view text, std::string_view format, const std::string& key,
+                const std::function<bool(const std::vector<std::string>&)>& other,
+                const std::filesystem::path* settle_entry = nullptr);
 
 // "<dir>/<kind>-<16 hex digits of fnv1a(key)>".
 std::filesystem::path entry_path(const std::string& dir, std::string_view kind,
