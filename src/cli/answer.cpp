@@ -32,8 +32,9 @@ public:
     Recorder(const Recorder&) = delete;
     Recorder& operator=(const Recorder&) = delete;
 
-    // The chunks as the answer cache keeps them: "1" or "2", then the bytes.
-    const std::vector<std::pair<int, std::string>>& chunks() const { return chunks_; }
+    // The chunks as the answer cache keeps them: "1" or "2", then the bytes. Taken, not copied:
+    // a whole tree's JSON is megabytes.
+    std::vector<std::pair<int, std::string>> take_chunks() { return std::move(chunks_); }
 
 private:
     struct Tee : std::streambuf {
@@ -88,7 +89,7 @@ ExitCode cached_answer(const Invocation& invocation, std::string_view command,
         Recorder recorder;
         answer.exit = run();
         std::cout.flush();
-        answer.chunks = recorder.chunks();
+        answer.chunks = recorder.take_chunks();
     }
     if (answer.exit != ExitCode::input_error)
         if (auto files = sources()) answers::store(*config.cache_dir, key, *files, answer);

@@ -97,14 +97,15 @@ void print_summary(const CheckRequest& request, const CheckOutcome& outcome,
 
 void print_outcome(const CheckRequest& request, const CheckOutcome& outcome,
                    const Invocation& invocation) {
+    const auto format = invocation.value("format");
+    if (format == "json") {
+        write_check_json(std::cout, outcome, !request.affected_by.empty());
+        std::cout << '\n';
+        return;
+    }
     std::vector<Diagnostic> all = outcome.input_errors;
     for (const auto& r : outcome.results)
         all.insert(all.end(), r.diagnostics.begin(), r.diagnostics.end());
-    const auto format = invocation.value("format");
-    if (format == "json") {
-        std::cout << report::pretty_json(check_json(outcome, !request.affected_by.empty())) << '\n';
-        return;
-    }
     if (format == "sarif") {
         report::SarifOptions options;
         if (auto base = invocation.value("sarif_base"); !base.empty()) options.base_dir = base;

@@ -146,6 +146,21 @@ void put(std::string& out, const nlohmann::json& value, std::size_t indent, Hand
 
 } // namespace
 
+void pretty_json_to(std::string& out, const nlohmann::json& value, std::size_t indent,
+                    Handler on_bad_utf8) {
+    const std::size_t begin = out.size();
+    try {
+        put(out, value, indent, on_bad_utf8);
+    } catch (const HasBinary&) {
+        // nlohmann's text, moved to `indent`: a newline in JSON text is never inside a string.
+        out.resize(begin);
+        for (char c : value.dump(kIndentStep, ' ', false, on_bad_utf8)) {
+            out += c;
+            if (c == '\n') put_indent(out, indent);
+        }
+    }
+}
+
 std::string pretty_json(const nlohmann::json& value, Handler on_bad_utf8) {
     std::string out;
     out.reserve(64 * 1024);

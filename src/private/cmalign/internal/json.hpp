@@ -3,6 +3,9 @@
 // no nlohmann::json in it; its users get JSON as text (run_json_text(), json_api.hpp).
 #pragma once
 
+#include <ostream>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "cmalign/boot_check.hpp"
@@ -32,6 +35,11 @@ nlohmann::json command_definitions_json();
 // summary also counts the boards, {errors, warnings, notes, boards} (boards checked), plus
 // "unaffected" (left out by affected_by) when affected_by was given.
 nlohmann::json check_json(const CheckOutcome& outcome, bool affected_by = false);
+// report::pretty_json(check_json(outcome, affected_by)), byte for byte, written without holding
+// the whole document and with the regions' text written on every core.
+std::string check_json_text(const CheckOutcome& outcome, bool affected_by = false);
+// The same text written to `out` as it is made (no copy of it all).
+void write_check_json(std::ostream& out, const CheckOutcome& outcome, bool affected_by = false);
 
 // {"edits": [{file, line, column, node, property, old, new, input, old_value, new_value}],
 //  "diagnostics": [...], "written": [...], "alignment": bytes}. `old`/`new` are the text as

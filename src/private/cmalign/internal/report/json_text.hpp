@@ -15,4 +15,11 @@ std::string
 pretty_json(const nlohmann::json& value,
             nlohmann::json::error_handler_t on_bad_utf8 = nlohmann::json::error_handler_t::strict);
 
+// pretty_json(value) as it stands inside a larger document `indent` spaces in (its first line
+// at the caller's position, the rest indented), appended to `out`: a document too large to hold
+// whole (check's thousands of regions) is written piece by piece.
+void pretty_json_to(
+    std::string& out, const nlohmann::json& value, std::size_t indent,
+    nlohmann::json::error_handler_t on_bad_utf8 = nlohmann::json::error_handler_t::strict);
+
 } // namespace cmalign::report
