@@ -83,13 +83,18 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
 
 std::optional<std::vector<std::string>> check_sources(const CheckRequest& request,
                                                       const CheckOutcome& outcome) {
+    if (!check_keepable(request)) return std::nullopt;
+    return outcome.sources;
+}
+
+bool check_keepable(const CheckRequest& request) {
     // --kconfig-shell: the answer also depends on the toolchain the probes ran, which no entry
     // records (the Kconfig entries are not kept either).
-    if (!request.affected_by.empty() || request.config.kconfig_shell) return std::nullopt;
+    if (!request.affected_by.empty() || request.config.kconfig_shell) return false;
     std::error_code ec;
     for (const auto& input : request.inputs)
-        if (fs::is_directory(input, ec)) return std::nullopt;
-    return outcome.sources;
+        if (fs::is_directory(input, ec)) return false;
+    return true;
 }
 
 } // namespace cmalign::answers

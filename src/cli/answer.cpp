@@ -55,8 +55,15 @@ private:
         std::streambuf* real;
     };
     void add(int stream, std::string_view bytes) {
-        if (chunks_.empty() || chunks_.back().first != stream) chunks_.emplace_back(stream, "");
-        chunks_.back().second += bytes;
+        // A large write (a whole tree's JSON comes in a few pieces of megabytes) is a chunk of
+        // its own, copied once: appended to one string it was copied again at every doubling,
+        // each time into fresh pages.
+        constexpr std::size_t own_chunk_from = std::size_t{64} << 10;
+        if (chunks_.empty() || chunks_.back().first != stream || bytes.size() >= own_chunk_from ||
+            chunks_.back().second.size() >= own_chunk_from)
+            chunks_.emplace_back(stream, std::string(bytes));
+        else
+            chunks_.back().second += bytes;
     }
     Tee out_, err_;
     std::vector<std::pair<int, std::string>> chunks_;

@@ -165,8 +165,11 @@ ExitCode check_command(const Invocation& invocation) {
     CheckRequest& request = command.request; // a name, not a binding: lambdas capture it below
     pass_environment(request.config, invocation);
     if (command.sweep) return print_sweep(request, *command.sweep, invocation.value("format"));
-    // A command line answered before over unchanged files prints that answer again.
+    // A command line answered before over unchanged files prints that answer again. One that
+    // is never kept (a directory of boards: a new one would not be seen) is not recorded: a
+    // whole tree's JSON is megabytes.
     std::optional<std::vector<std::string>> sources;
+    if (!answers::check_keepable(request)) return check_and_print(request, invocation, sources);
     return cached_answer(
         invocation, "check", request.config,
         [&] { return check_and_print(request, invocation, sources); }, [&] { return sources; });

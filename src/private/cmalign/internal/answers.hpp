@@ -45,5 +45,8 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
 // part of the answer), or an outcome whose sources are not known (CheckOutcome::sources).
 std::optional<std::vector<std::string>> check_sources(const CheckRequest& request,
                                                       const CheckOutcome& outcome);
+// Whether check's answer to `request` can be kept at all (the request alone, before the run):
+// false for the first three reasons above, so nothing is looked up or recorded.
+bool check_keepable(const CheckRequest& request);
 
 } // namespace cmalign::answers
