@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cmalign/internal/core/name_hash.hpp"
+#include "cmalign/internal/core/thread_spares.hpp"
 #include "dt/preprocess_internal.hpp"
 
 namespace cmalign::dt {
@@ -93,44 +94,6 @@ struct Frame {
     Lexer* lexer = nullptr;
     std::size_t conditionals = 0; // conditional stack size when the file was entered
     int found_in = -1;            // index in the search path the file was found in (#include_next)
-};
-
-// Arrays passed from one table to the next on the same thread, their memory kept: a bulk run
-// builds a macro table for every board and for every include it records, and on a virtual
-// machine a fresh page costs a few µs to fault and clear (a tenth of a whole tree's time).
-template <class T> class ThreadSpares {
-public:
-    // Empty, with room for `at_least` where a kept array has it (the smallest such).
-    static std::vector<T> take(std::size_t at_least) {
-        auto& list = kept();
-        auto best = list.end();
-        for (auto it = list.begin(); it != list.end(); ++it)
-            if (it->capacity() >= at_least &&
-                (best == list.end() || it->capacity() < best->capacity()))
-                best = it;
-        std::vector<T> v;
-        if (best != list.end()) {
-            v = std::move(*best);
-            list.erase(best);
-            v.clear();
-        }
-        return v;
-    }
-    static void give(std::vector<T>&& v) {
-        if (v.capacity() == 0) return;
-        auto& list = kept();
-        list.push_back(std::move(v));
-        if (list.size() > 4) // the smallest goes
-            list.erase(std::min_element(list.begin(), list.end(), [](const auto& a, const auto& b) {
-                return a.capacity() < b.capacity();
-            }));
-    }
-
-private:
-    static std::vector<std::vector<T>>& kept() {
-        thread_local std::vector<std::vector<T>> list;
-        return list;
-    }
 };
 
 // Name -> definition, open addressing with linear probing: defining a header's macros for every
