@@ -45,7 +45,7 @@ int report_escaped_exception(int argc, char** argv) {
     return cmalign::to_int(cmalign::ExitCode::input_error);
 }
 
-// A whole tree's check touches about 330 MB: on 2 MiB pages, where the kernel gives them
+// A whole tree's check touches about 200 MB: on 2 MiB pages, where the kernel gives them
 // (transparent huge pages in madvise mode, Debian's default), its page faults go from 83,000 to
 // about 15,000 and it takes 3-10% less time; a one-board run keeps its page faults and time.
 // MIMALLOC_LARGE_OS_PAGES in the environment still decides.
