@@ -126,30 +126,44 @@ void note_read(const std::string& path, std::uint64_t size, std::int64_t mtime_n
     run_stamps(run).insert_or_assign(path, std::move(s));
 }
 
-std::optional<std::string> read_noted(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// The whole file at `path` and its fstat taken before reading, read straight into a string sized
+// by that fstat: a staging buffer and a regrowing string are as many fresh pages again (a warm
+// run reads an entry of about 100 KB, a Kconfig evaluation 1,600 files).
+std::optional<std::string> read_with_stat(const char* path, struct stat& st) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     struct Close {
         int fd;
         ~Close() { ::close(fd); }
     } close_fd{fd};
-    struct stat st {};
     if (::fstat(fd, &st) != 0) return std::nullopt;
-    std::string text;
-    if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
-    char buffer[1 << 16];
+    // + 1: the read that returns 0 needs room; not a regular file: no size to go by.
+    std::string text(S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1 : 4096, '\0');
+    std::size_t have = 0;
     for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (have == text.size()) text.resize(text.size() * 2); // grew since the fstat
+        const ssize_t n = ::read(fd, text.data() + have, text.size() - have);
         if (n == 0) break;
         if (n < 0) {
             if (errno == EINTR) continue;
             return std::nullopt;
         }
-        text.append(buffer, static_cast<std::size_t>(n));
+        have += static_cast<std::size_t>(n);
     }
+    text.resize(have);
+    return text;
+}
+
+} // namespace
+
+std::optional<std::string> read_noted(const std::string& path) {
+    struct stat st {};
+    auto text = read_with_stat(path.c_str(), st);
     // The fstat before the read: a write during it moves the mtime past the one noted.
-    if (S_ISREG(st.st_mode))
-        note_read(path, static_cast<std::uint64_t>(st.st_size), mtime_ns_of(st), text);
+    if (text && S_ISREG(st.st_mode))
+        note_read(path, static_cast<std::uint64_t>(st.st_size), mtime_ns_of(st), *text);
     return text;
 }
 
@@ -520,29 +534,9 @@ fs::path entry_path(const std::string& dir, std::string_view kind, std::string_v
 }
 
 std::optional<std::string> read_entry(const fs::path& file) {
-    // Straight into a string sized by fstat: a warm run reads one entry of about 100 KB, and a
-    // staging buffer on the stack and a regrowing string are as many fresh pages again.
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    struct Close {
-        int fd;
-        ~Close() { ::close(fd); }
-    } close_fd{fd};
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0'); // + 1: sees the end
-    std::size_t have = 0;
-    for (;;) {
-        if (have == text.size()) text.resize(text.size() * 2); // grew since the fstat
-        const ssize_t n = ::read(fd, text.data() + have, text.size() - have);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return std::nullopt;
-        }
-        have += static_cast<std::size_t>(n);
-    }
-    text.resize(have);
+    auto text = read_with_stat(file.c_str(), st);
+    if (!text || !S_ISREG(st.st_mode)) return std::nullopt; // entries are files we wrote
     return text;
 }
 
