@@ -456,6 +456,19 @@ bool consume_escaped(std::string_view& text, std::string_view raw) {
 
 namespace {
 
+// Whether `text` starts with the format line and the key line; if so, they are consumed. The key
+// line is compared as written, escape by escape, without writing it out again (a Kconfig key
+// holds the whole configuration: half a megabyte).
+bool consume_head(std::string_view& text, std::string_view format, const std::string& key) {
+    if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
+    text.remove_prefix(format.size() + 1);
+    if (!text.starts_with("key\t")) return false;
+    text.remove_prefix(4);
+    if (!consume_escaped(text, key) || !text.starts_with('\n')) return false;
+    text.remove_prefix(1);
+    return true;
+}
+
 bool read_stamped_lines(std::string_view text, std::string_view format, const std::string& key,
                         std::vector<std::string>* files,
                         const std::function<bool(const std::vector<std::string>&)>& other,
@@ -463,14 +476,7 @@ bool read_stamped_lines(std::string_view text, std::string_view format, const st
     const std::string_view whole = text;
     std::vector<std::pair<std::size_t, std::size_t>> spans; // each stamp's line in `whole`
     auto offset = [&] { return static_cast<std::size_t>(text.data() - whole.data()); };
-    if (!text.starts_with(format) || text.substr(format.size()).substr(0, 1) != "\n") return false;
-    text.remove_prefix(format.size() + 1);
-    // The key line is compared as written, escape by escape, without writing it out again (a
-    // Kconfig key holds the whole configuration: half a megabyte).
-    if (!text.starts_with("key\t")) return false;
-    text.remove_prefix(4);
-    if (!consume_escaped(text, key) || !text.starts_with('\n')) return false;
-    text.remove_prefix(1);
+    if (!consume_head(text, format, key)) return false;
     // Sized at once for the lines left (a stamp line is longer than 48 bytes): fresh pages cost
     // a few µs each on a virtual machine, and a regrowing vector takes two or three times as many.
     std::vector<StampView> stamps;
@@ -523,9 +529,109 @@ bool read_lines(std::string_view text, std::string_view format, const std::strin
     return read_stamped_lines(text, format, key, &files, other, memo, settle_entry);
 }
 
+namespace {
+
+// The common entry, checked in place: after the key, a run of plain stamp lines (no escapes, not
+// racy), then the other lines and "end". Threads take the stamp lines in slices of the text and
+// stat them straight from it while this thread walks the lines in order for the rest: no stamp
+// is copied out, and the stats start before the last line is read. Building a list of 1,600
+// stamps first (about 130 KB of fresh pages, a few µs each on a virtual machine) took a warm
+// run's single-threaded 0.4 ms. Undecided (nullopt) when the entry is not of this
+// shape; `other` is only called once every stamp held.
+std::optional<bool>
+check_plain_stamps(std::string_view body,
+                   const std::function<bool(const std::vector<std::string>&)>& other) {
+    constexpr std::size_t slice = 4096;           // about 60 stamp lines
+    constexpr std::size_t shared_from = 512 * 64; // about 500 stamps: threads pay off
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> stamps_end{body.size()}; // no slice from here on holds a stamp
+    std::atomic<bool> changed{false}, irregular{false};
+    auto lower_stamps_end = [&](std::size_t at) {
+        std::size_t end = stamps_end.load(std::memory_order_relaxed);
+        while (at < end && !stamps_end.compare_exchange_weak(end, at)) {
+        }
+    };
+    auto work = [&] {
+        while (!changed.load(std::memory_order_relaxed) &&
+               !irregular.load(std::memory_order_relaxed)) {
+            const std::size_t from = next.fetch_add(slice, std::memory_order_relaxed);
+            if (from >= stamps_end.load(std::memory_order_relaxed)) return;
+            const std::size_t to = std::min(from + slice, body.size());
+            // The lines that start in [from, to); the search for the first stays in the slice
+            // (the output after the stamps can be one line of megabytes).
+            std::size_t at = from;
+            if (from != 0) {
+                const auto nl = body.substr(from - 1, to - from + 1).find('\n');
+                if (nl == std::string_view::npos) continue;
+                at = from + nl;
+            }
+            while (at < to) {
+                if (!body.substr(at).starts_with("file\t")) {
+                    lower_stamps_end(at);
+                    return;
+                }
+                const std::size_t nl = body.find('\n', at);
+                if (nl == std::string_view::npos) return; // truncated: the walk says so
+                const std::string_view line = body.substr(at, nl - at);
+                const auto stamp = parse_plain_stamp(line);
+                if (!stamp || stamp->racy) {
+                    irregular = true;
+                    return;
+                }
+                if (!unchanged_view(*stamp, nullptr)) {
+                    changed = true;
+                    return;
+                }
+                at = nl + 1;
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    const unsigned cores = body.size() < shared_from ? 1 : std::thread::hardware_concurrency();
+    if (cores >= 2) // one thread more than the cores, at most four: see all_unchanged()
+        for (unsigned i = 0; i < std::min(cores, 3u); ++i)
+            helpers.emplace_back(work);
+    // The walk: where the stamps end, the other lines, "end".
+    std::vector<std::string_view> others;
+    bool past_stamps = false, ended = false;
+    for (std::string_view rest = body; !rest.empty();) {
+        const std::size_t nl = rest.find('\n');
+        if (nl == std::string_view::npos) break; // truncated
+        const std::string_view line = rest.substr(0, nl);
+        rest.remove_prefix(nl + 1);
+        if (line.starts_with("file\t")) {
+            if (past_stamps) irregular = true; // a stamp after other lines: the general way
+            continue;
+        }
+        if (!past_stamps) lower_stamps_end(static_cast<std::size_t>(line.data() - body.data()));
+        past_stamps = true;
+        if (line == "end") {
+            ended = true;
+            break;
+        }
+        others.push_back(line);
+    }
+    work();
+    for (auto& helper : helpers)
+        helper.join();
+    if (irregular) return std::nullopt;
+    if (!ended || changed) return false;
+    std::vector<std::string> f;
+    for (const auto line : others) {
+        fields_into(line, f);
+        if (!other(f)) return false;
+    }
+    return true;
+}
+
+} // namespace
+
 bool read_lines(std::string_view text, std::string_view format, const std::string& key,
                 const std::function<bool(const std::vector<std::string>&)>& other,
                 const fs::path* settle_entry) {
+    std::string_view body = text;
+    if (!consume_head(body, format, key)) return false;
+    if (const auto decided = check_plain_stamps(body, other)) return *decided;
     return read_stamped_lines(text, format, key, nullptr, other, nullptr, settle_entry);
 }
 

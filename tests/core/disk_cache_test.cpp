@@ -2,6 +2,8 @@
 // unchanged, entries read back only whole and with their own key, and the stat memo of a pass.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -263,4 +265,96 @@ TEST_CASE("disk cache: read_noted gives the bytes and, within a run, stamps what
         CHECK_FALSE(dc::unchanged(*s)); // the next run sees the change
     }
     CHECK_FALSE(dc::read_noted((d.root / "missing").string()));
+}
+
+// An answer's entry (read_lines without a file list) is checked in place, its stamps on several
+// threads once it names hundreds of files; an entry of another shape goes the general way. Both
+// must judge alike, and the other lines reach the reader once each, in order (in place: only
+// once every stamp held).
+TEST_CASE("disk cache: a large answer entry is judged in place as the general reader judges it") {
+    Dir d;
+    std::vector<dc::Stamp> stamps;
+    for (int i = 0; i < 700; ++i) { // about 45 KB of stamp lines: past the threads' threshold
+        auto path = d.write("f" + std::to_string(i) + ".dtsi", "content " + std::to_string(i));
+        fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(1));
+        auto s = dc::stamp(path);
+        REQUIRE(s);
+        REQUIRE_FALSE(s->racy);
+        stamps.push_back(*s);
+    }
+    auto answer_entry = [&](const std::vector<dc::Stamp>& named, const std::string& tail) {
+        std::string text = "fmt\t1\n" + dc::line({"key", "k"});
+        for (const auto& s : named)
+            text += dc::stamp_line(s);
+        return text + tail;
+    };
+    const std::string big(3 << 20, 'j'); // one output line of megabytes after the stamps
+    const std::string tail =
+        dc::line({"1", "first\nline"}) + dc::line({"2", big}) + dc::line({"exit", "0"}) + "end\n";
+    std::vector<std::vector<std::string>> seen;
+    auto other = [&](const std::vector<std::string>& f) {
+        seen.push_back(f);
+        return f.size() == 2;
+    };
+    auto read = [&](const std::string& text) {
+        seen.clear();
+        return dc::read_lines(text, "fmt\t1", "k", other);
+    };
+    const std::vector<std::vector<std::string>> expected = {
+        {"1", "first\nline"}, {"2", big}, {"exit", "0"}};
+
+    const std::string whole = answer_entry(stamps, tail);
+    CHECK(read(whole));
+    CHECK(seen == expected);
+    // Truncated anywhere, under another key: no answer, and the reader saw nothing.
+    for (std::size_t cut :
+         {std::size_t{30}, whole.size() / 4, whole.size() - big.size() / 2, whole.size() - 4}) {
+        CHECK_FALSE(read(whole.substr(0, cut)));
+        CHECK(seen.empty());
+    }
+    seen.clear();
+    CHECK_FALSE(dc::read_lines(whole, "fmt\t1", "K", other));
+    CHECK(seen.empty());
+    // A line the reader refuses: no answer.
+    CHECK_FALSE(read(answer_entry(stamps, dc::line({"3"}) + "end\n")));
+
+    // One file changed, first, in the middle or last: no answer, whichever thread stats it.
+    for (int changed : {0, 350, 699}) {
+        const auto path = stamps[static_cast<std::size_t>(changed)].path;
+        d.write(fs::path(path).filename().string(), "changed, longer content");
+        CHECK_FALSE(read(whole));
+        CHECK(seen.empty());
+        d.write(fs::path(path).filename().string(), "content " + std::to_string(changed));
+        const auto mtime_ns = stamps[static_cast<std::size_t>(changed)].mtime_ns;
+        const timespec times[2] = {{0, UTIME_OMIT},
+                                   {static_cast<time_t>(mtime_ns / 1'000'000'000),
+                                    static_cast<long>(mtime_ns % 1'000'000'000)}};
+        REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+    }
+    CHECK(read(whole)); // restored to the same size and time
+    CHECK(seen == expected);
+
+    // Another shape, the general way: a racy stamp (judged by content), a path with a tab
+    // (escaped), a stamp after the other lines. Each answer once, each line once.
+    auto racy_path = d.write("racy.dtsi", "racy");
+    auto racy = dc::stamp(racy_path);
+    REQUIRE(racy);
+    REQUIRE(racy->racy);
+    auto tab_path = d.write("a\tb.dtsi", "tab");
+    fs::last_write_time(tab_path, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    auto tab = dc::stamp(tab_path);
+    REQUIRE(tab);
+    for (const auto& odd : {*racy, *tab}) {
+        auto named = stamps;
+        named.insert(named.begin() + 300, odd);
+        CHECK(read(answer_entry(named, tail)));
+        CHECK(seen == expected);
+    }
+    CHECK(read(answer_entry(stamps, dc::line({"1", "first\nline"}) + dc::stamp_line(*tab) +
+                                        dc::line({"2", big}) + dc::line({"exit", "0"}) + "end\n")));
+    CHECK(seen == expected);
+    d.write("racy.dtsi", "RACY"); // the same size, other bytes
+    auto named = stamps;
+    named.push_back(*racy);
+    CHECK_FALSE(read(answer_entry(named, tail)));
 }
