@@ -18,6 +18,8 @@ constexpr const char* kind = "answer";
 constexpr const char* format_line = "cmalign-answer\t1";
 // Distinct command lines (boards, formats) seen in a repository's recent history.
 constexpr std::size_t kept_entries = 256;
+constexpr const char* alias_kind = "typed";
+constexpr const char* alias_format_line = "cmalign-typed-answer\t1";
 
 } // namespace
 
@@ -54,16 +56,16 @@ std::optional<Answer> find(const std::string& dir, const std::string& key) {
     return answer;
 }
 
-void store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
+bool store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
            const Answer& answer) {
-    if (answer.exit == ExitCode::input_error) return;
+    if (answer.exit == ExitCode::input_error) return false;
     std::string text = std::string(format_line) + "\n" + disk_cache::line({"key", key});
     for (const auto& file : sources) {
         // Only regular files have an identity that says when they change (stamp() takes no
         // other): a -c /dev/stdin or /proc/config.gz would keep its size and time with other
         // content.
         auto s = disk_cache::stamp(file);
-        if (!s) return; // gone already, or not a regular file: nothing worth keeping
+        if (!s) return false; // gone already, or not a regular file: nothing worth keeping
         text += disk_cache::stamp_line(*s);
     }
     std::size_t bytes_out = 0;
@@ -78,7 +80,31 @@ void store(const std::string& dir, const std::string& key, const std::vector<std
     text += disk_cache::line({"exit", answer.exit == ExitCode::clean ? "0" : "1"});
     text += "end\n";
     auto path = disk_cache::entry_path(dir, kind, key);
-    if (disk_cache::write_entry(path, text)) disk_cache::prune(dir, kind, kept_entries);
+    if (!disk_cache::write_entry(path, text)) return false;
+    disk_cache::prune(dir, kind, kept_entries);
+    return true;
+}
+
+std::optional<std::string> find_alias(const std::string& dir, const std::string& typed) {
+    const auto entry = disk_cache::entry_path(dir, alias_kind, typed);
+    auto text = disk_cache::read_entry(entry);
+    if (!text) return std::nullopt;
+    std::optional<std::string> key;
+    bool ok = disk_cache::read_lines(*text, alias_format_line, typed, [&](const auto& f) {
+        if (f.size() != 2 || f[0] != "answer" || key) return false;
+        key = f[1];
+        return true;
+    });
+    if (!ok) return std::nullopt;
+    return key;
+}
+
+void store_alias(const std::string& dir, const std::string& typed, const std::string& key) {
+    const std::string text = std::string(alias_format_line) + "\n" +
+                             disk_cache::line({"key", typed}) + disk_cache::line({"answer", key}) +
+                             "end\n";
+    const auto path = disk_cache::entry_path(dir, alias_kind, typed);
+    if (disk_cache::write_entry(path, text)) disk_cache::prune(dir, alias_kind, kept_entries);
 }
 
 std::optional<std::vector<std::string>> check_sources(const CheckRequest& request,

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/answers.hpp"
+#include "cmalign/internal/core/disk_cache.hpp"
 #include "common.hpp"
 
 namespace cmalign::cli {
@@ -79,7 +80,55 @@ std::string output_context() {
     return context;
 }
 
+// The typed command line's key (answers::find_alias()): the words as typed, escaped, under the
+// same build, working directory and context as an answer's key.
+std::string typed_key(const std::vector<std::string>& words) {
+    std::string text;
+    for (const auto& word : words) {
+        if (!text.empty()) text += '\t';
+        disk_cache::escape_to(text, word);
+    }
+    return answers::key("typed", text, output_context());
+}
+
+// The cache directory a typed `check` command line names, found without the parser: nullopt for
+// --no-cache. A word misread here (a value that looks like --cache-dir) only looks in another
+// directory, whose entries were all kept under other typed keys.
+std::optional<std::string> typed_cache_dir(const std::vector<std::string>& words) {
+    std::optional<std::string> named;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+        if (words[i] == "--no-cache") return std::nullopt;
+        if (words[i] == "--cache-dir" && i + 1 < words.size())
+            named = words[i + 1];
+        else if (words[i].starts_with("--cache-dir="))
+            named = words[i].substr(std::string_view("--cache-dir=").size());
+    }
+    return named ? named : default_cache_dir();
+}
+
+void print_answer(const answers::Answer& answer) {
+    for (const auto& [stream, bytes] : answer.chunks)
+        (stream == 1 ? std::cout : std::cerr) << bytes;
+}
+
 } // namespace
+
+std::optional<int> replay_typed(int argc, char** argv) {
+    if (argc < 2 || std::string_view(argv[1]) != "check") return std::nullopt;
+    std::optional<answers::Answer> hit;
+    try { // any failure here only means the parser's way
+        const std::vector<std::string> words(argv + 1, argv + argc);
+        const auto dir = typed_cache_dir(words);
+        if (!dir || dir->empty()) return std::nullopt;
+        const auto key = answers::find_alias(*dir, typed_key(words));
+        if (key) hit = answers::find(*dir, *key);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (!hit) return std::nullopt;
+    print_answer(*hit);
+    return to_int(hit->exit);
+}
 
 ExitCode cached_answer(const Invocation& invocation, std::string_view command,
                        const ConfigOptions& config, const std::function<ExitCode()>& run,
@@ -87,8 +136,10 @@ ExitCode cached_answer(const Invocation& invocation, std::string_view command,
     if (!config.cache_dir) return run();
     const auto key = answers::key(command, invocation.text(), output_context());
     if (auto hit = answers::find(*config.cache_dir, key)) {
-        for (const auto& [stream, bytes] : hit->chunks)
-            (stream == 1 ? std::cout : std::cerr) << bytes;
+        // Found by the parsed command line only: the next run finds it by the typed one.
+        if (!invocation.typed().empty())
+            answers::store_alias(*config.cache_dir, typed_key(invocation.typed()), key);
+        print_answer(*hit);
         return hit->exit;
     }
     answers::Answer answer;
@@ -99,7 +150,10 @@ ExitCode cached_answer(const Invocation& invocation, std::string_view command,
         answer.chunks = recorder.take_chunks();
     }
     if (answer.exit != ExitCode::input_error)
-        if (auto files = sources()) answers::store(*config.cache_dir, key, *files, answer);
+        if (auto files = sources())
+            if (answers::store(*config.cache_dir, key, *files, answer) &&
+                !invocation.typed().empty())
+                answers::store_alias(*config.cache_dir, typed_key(invocation.typed()), key);
     return answer.exit;
 }
 

@@ -217,6 +217,7 @@ int run_command_line(CLI::App& app, int argc, char** argv) {
     // because CLI11 2.1 hands the words after `--` back to the parent once a subcommand's
     // positional has a value.
     std::vector<std::string> args(argv + 1, argv + argc);
+    const std::vector<std::string> typed = args;
     std::vector<std::string> after;
     if (auto dashes = std::find(args.begin(), args.end(), "--"); dashes != args.end()) {
         after.assign(dashes + 1, args.end());
@@ -252,7 +253,9 @@ int run_command_line(CLI::App& app, int argc, char** argv) {
         return usage_error(fmt::format("cmalign {}: error: unexpected argument '{}' after --",
                                        cmd->get_name(), after[next]));
     try {
-        return to_int(command.run(invocation_of(command)));
+        auto invocation = invocation_of(command);
+        invocation.set_typed(typed);
+        return to_int(command.run(invocation));
     } catch (const UsageError& e) {
         return usage_error(e.what(), e.point_to_help());
     }
@@ -272,16 +275,18 @@ void pass_environment(ConfigOptions& options, const Invocation& invocation) {
         if (const char* value = std::getenv(name)) options.kconfig_environment[name] = value;
     // The on-disk cache is on for the command line (the library's default is off): the XDG
     // base directory's cache home, else ~/.cache; --no-cache turns it off.
-    if (invocation.flag("no_cache")) {
+    if (invocation.flag("no_cache"))
         options.cache_dir.reset();
-    } else if (!options.cache_dir) {
-        const char* xdg = std::getenv("XDG_CACHE_HOME");
-        const char* home = std::getenv("HOME");
-        if (xdg && *xdg == '/')
-            options.cache_dir = std::string(xdg) + "/cmalign";
-        else if (home && *home == '/')
-            options.cache_dir = std::string(home) + "/.cache/cmalign";
-    }
+    else if (!options.cache_dir)
+        options.cache_dir = default_cache_dir();
+}
+
+std::optional<std::string> default_cache_dir() {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg && *xdg == '/') return std::string(xdg) + "/cmalign";
+    if (home && *home == '/') return std::string(home) + "/.cache/cmalign";
+    return std::nullopt;
 }
 
 void print_diagnostics(const std::vector<Diagnostic>& diags) {

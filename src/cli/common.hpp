@@ -56,6 +56,10 @@ public:
     // The command line as read: the request and the command-line-only values (a cache key).
     std::string text() const;
 
+    // The arguments as typed, before parsing (the program name left out).
+    const std::vector<std::string>& typed() const { return typed_; }
+    void set_typed(std::vector<std::string> words) { typed_ = std::move(words); }
+
     // reader(request(), Caller::cli): the typed request; a bad value is a UsageError whose
     // message names the flag.
     template <class Reader> auto read(Reader reader) const {
@@ -71,6 +75,7 @@ public:
 private:
     nlohmann::json request_;
     std::map<std::string, std::string> cli_values_;
+    std::vector<std::string> typed_;
 };
 
 // What a command does with its command line: read, run, print; returns the exit status.
@@ -81,13 +86,21 @@ using Run = std::function<ExitCode(const Invocation&)>;
 // HOME, unless --no-cache).
 void pass_environment(ConfigOptions& options, const Invocation& invocation);
 
+// The on-disk cache directory when the command line names none: XDG_CACHE_HOME's, else HOME's.
+std::optional<std::string> default_cache_dir();
+
 // Runs `run` (which prints) with its answer kept in the on-disk cache of `config` (none: just
 // runs it): when this command line was answered before and every file `sources()` named then is
 // unchanged, what it printed is printed again, in the same order, and its exit status returned.
-// `sources` is asked after a run; nullopt keeps nothing (cmalign/internal/answers.hpp).
+// `sources` is asked after a run; nullopt keeps nothing (cmalign/internal/answers.hpp). A kept
+// answer is also found by the typed command line (replay_typed()).
 ExitCode cached_answer(const Invocation& invocation, std::string_view command,
                        const ConfigOptions& config, const std::function<ExitCode()>& run,
                        const std::function<std::optional<std::vector<std::string>>()>& sources);
+
+// The kept answer of a typed `check` command line, printed, before any parser is built (the
+// warm path of a pre-commit hook): its exit status, or nullopt when there is none to replay.
+std::optional<int> replay_typed(int argc, char** argv);
 
 // Prints diagnostics gcc-style on stderr, errors first.
 void print_diagnostics(const std::vector<Diagnostic>& diags);

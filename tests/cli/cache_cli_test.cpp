@@ -190,3 +190,97 @@ TEST_CASE("cache: a command line answered before is printed again until one of i
     CHECK(piped.out.find("32 MiB") != std::string::npos); // it was read and checked
     CHECK(answers().size() == kept);
 }
+
+TEST_CASE("cache: a typed command line finds its kept answer before parsing, and only its own") {
+    Scratch s;
+    auto dir = s.root / "cache";
+    auto entries = [&](const std::string& kind) {
+        std::vector<fs::path> out;
+        if (fs::exists(dir))
+            for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().filename().string().starts_with(kind + "-")) out.push_back(e.path());
+        return out;
+    };
+    auto run_in = [&](const fs::path& root, const std::string& words) {
+        return run_shell("cd '" + root.string() + "' && env -u ARCH " + CMALIGN_CLI + " " + words +
+                         " 2>&1");
+    };
+    const std::string common = " --arch arm64 --kernel-tree linux -c empty.config --format json";
+    const std::string tail = common + " --cache-dir '" + dir.string() + "'";
+    const std::string misaligned_soc =
+        "/ { #address-cells = <2>; #size-cells = <2>;\n"
+        "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x40000000>; };\n"
+        "reserved-memory { #address-cells = <2>; #size-cells = <2>; ranges;\n"
+        "pool { compatible = \"shared-dma-pool\"; reusable; size = <0 0x300000>; }; }; };\n";
+    s.write("boards/soc.dtsi", misaligned_soc);
+    auto a = run_in(s.root, "check boards/a.dts" + tail);
+    CHECK(a.exit_code == 1);
+    CHECK(a.out.find("cma-size-alignment") != std::string::npos);
+    REQUIRE(entries("typed").size() == 1);
+    auto b = run_in(s.root, "check boards/b.dts" + tail);
+    CHECK(b.exit_code == 0);
+    REQUIRE(entries("typed").size() == 2);
+    CHECK(run_in(s.root, "check boards/a.dts" + tail).out == a.out);
+
+    // The typed entry is what a run reads first: pointed at b's answer (which still holds),
+    // a's words print b's answer.
+    auto text_of = [&](const fs::path& p) { return read_file(p.string()); };
+    fs::path a_typed, b_typed;
+    for (const auto& p : entries("typed"))
+        (text_of(p).find("boards/a.dts") != std::string::npos ? a_typed : b_typed) = p;
+    REQUIRE_FALSE(a_typed.empty());
+    REQUIRE_FALSE(b_typed.empty());
+    auto answer_line = [&](const fs::path& p) {
+        const auto text = text_of(p);
+        const auto at = text.find("\nanswer\t");
+        return at == std::string::npos ? std::string()
+                                       : text.substr(at + 1, text.find('\n', at + 1) - at);
+    };
+    const std::string a_answer = answer_line(a_typed), b_answer = answer_line(b_typed);
+    REQUIRE_FALSE(a_answer.empty());
+    REQUIRE(a_answer != b_answer);
+    {
+        auto text = text_of(a_typed);
+        text.replace(text.find(a_answer), a_answer.size(), b_answer);
+        std::ofstream(a_typed, std::ios::trunc) << text;
+    }
+    CHECK(run_in(s.root, "check boards/a.dts" + tail).out == b.out);
+
+    // A changed include still counts: a's own answer, found through its typed entry, is stale.
+    {
+        auto text = text_of(a_typed);
+        text.replace(text.find(b_answer), b_answer.size(), a_answer);
+        std::ofstream(a_typed, std::ios::trunc) << text;
+    }
+    s.write("boards/soc.dtsi", "/ { };\n"); // no pool left to check
+    auto recomputed = run_in(s.root, "check boards/a.dts" + tail);
+    CHECK(recomputed.exit_code == 0);
+    CHECK(recomputed.out != a.out);
+    CHECK(recomputed.out.find("cma-size-alignment") == std::string::npos);
+
+    // Damaged or truncated: ignored, the parser's way answers, and the entry is written again.
+    std::ofstream(a_typed, std::ios::trunc) << text_of(a_typed).substr(0, 40);
+    CHECK(run_in(s.root, "check boards/a.dts" + tail).out == recomputed.out);
+    CHECK_FALSE(answer_line(a_typed).empty());
+    CHECK(run_in(s.root, "check boards/a.dts" + tail).out == recomputed.out);
+
+    // The same words in another directory (relative paths) are another typed command line.
+    const fs::path copy = s.root / "copy";
+    fs::create_directories(copy);
+    fs::copy(s.root / "linux", copy / "linux", fs::copy_options::recursive);
+    fs::copy(s.root / "boards", copy / "boards", fs::copy_options::recursive);
+    fs::copy(s.root / "empty.config", copy / "empty.config");
+    std::ofstream(copy / "boards/soc.dtsi", std::ios::trunc) << misaligned_soc;
+    auto elsewhere = run_in(copy, "check boards/a.dts" + tail);
+    CHECK(elsewhere.exit_code == 1);
+    CHECK(elsewhere.out.find("cma-size-alignment") != std::string::npos);
+    CHECK(run_in(copy, "check boards/a.dts" + tail).out == elsewhere.out);
+
+    // --cache-dir=DIR is read the same way; --no-cache reads and writes no entry.
+    const std::string joined = common + " --cache-dir='" + dir.string() + "'";
+    CHECK(run_in(copy, "check boards/a.dts" + joined).out == elsewhere.out);
+    CHECK(run_in(copy, "check boards/a.dts" + joined).out == elsewhere.out);
+    const auto typed_before = entries("typed").size();
+    CHECK(run_in(s.root, "check boards/a.dts" + tail + " --no-cache").out == recomputed.out);
+    CHECK(entries("typed").size() == typed_before);
+}

@@ -34,10 +34,19 @@ std::string key(std::string_view command, std::string_view request, std::string_
 // The stored answer for `key`, or nullopt: none, another key, a changed file, a damaged entry.
 std::optional<Answer> find(const std::string& dir, const std::string& key);
 
-// Keeps `answer` with the identities of `sources`; nothing is kept when one cannot be read or is
-// not a regular file (a pipe, /proc).
-void store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
+// Keeps `answer` with the identities of `sources`; nothing is kept (false) when one cannot be
+// read or is not a regular file (a pipe, /proc), or the entry cannot be written.
+bool store(const std::string& dir, const std::string& key, const std::vector<std::string>& sources,
            const Answer& answer);
+
+// The command line as typed, before any parsing: `typed` is a key() of the words, so it holds
+// the build, the working directory and the context as well. A typed command line that was
+// parsed into the answer key `key` always is (parsing reads nothing else), so the key of a
+// stored answer can be found without building the parser (a warm one-board run spent a tenth of
+// its time on that): store_alias() keeps the pair, find_alias() gives the answer key back. The
+// pair holds no stamps: whether the answer still holds is find()'s to say.
+std::optional<std::string> find_alias(const std::string& dir, const std::string& typed);
+void store_alias(const std::string& dir, const std::string& typed, const std::string& key);
 
 // Every file check's answer to `request` depends on (what `outcome`, its run, read), or nullopt
 // when the answer is not kept: a directory among the inputs (a new board would not be seen),
