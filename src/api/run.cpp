@@ -454,6 +454,16 @@ CheckOutcome run_check(const CheckRequest& request) {
         std::optional<dt::Tree> unchecked; // read before the model was ready
     };
     std::vector<Slot> slots(inputs.size());
+    // The boards read before the model was ready wait here, their trees kept. Once it is, each
+    // worker checks one of them after each board of its own, so their trees are freed while the
+    // run goes on: a whole tree reads a third of its boards before its Kconfig is evaluated,
+    // and checking them all on one thread at the end, then freeing them, was its serial tail.
+    std::mutex pending_mutex;
+    std::vector<std::size_t> pending;
+    auto check_pending = [&](std::size_t i, const kernel::Model& model) {
+        slots[i].result = checks::run(*slots[i].unchecked, model, request.checks);
+        slots[i].unchecked.reset();
+    };
     std::mutex progress_mutex;
     std::size_t done = 0;
     detail::for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
@@ -462,10 +472,13 @@ CheckOutcome run_check(const CheckRequest& request) {
         auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
         if (tree && !diags.has_errors()) {
             slots[i].sources = std::move(tree->sources);
-            if (!model_ready.load(std::memory_order_acquire))
+            if (!model_ready.load(std::memory_order_acquire)) {
                 slots[i].unchecked = std::move(tree);
-            else if (command.model) // else unusable: the run ends without board results
+                std::lock_guard lock(pending_mutex);
+                pending.push_back(i);
+            } else if (command.model) { // else unusable: the run ends without board results
                 slots[i].result = checks::run(*tree, *command.model, request.checks);
+            }
         }
         for (auto& d : diags.items()) {
             if (d.input.empty()) d.input = inputs[i];
@@ -475,14 +488,24 @@ CheckOutcome run_check(const CheckRequest& request) {
             std::lock_guard lock(progress_mutex);
             request.progress(++done, inputs.size());
         }
+        if (model_ready.load(std::memory_order_acquire) && command.model) {
+            std::optional<std::size_t> waiting;
+            {
+                std::lock_guard lock(pending_mutex);
+                if (!pending.empty()) {
+                    waiting = pending.back();
+                    pending.pop_back();
+                }
+            }
+            if (waiting) check_pending(*waiting, *command.model);
+        }
     });
 
     finish_model();
     if (!outcome.model) return unusable();
     if (sources) sources->insert(sources->end(), command.sources.begin(), command.sources.end());
-    for (auto& slot : slots)
-        if (slot.unchecked)
-            slot.result = checks::run(*slot.unchecked, *outcome.model, request.checks);
+    detail::for_each_input(pending.size(), request.jobs,
+                           [&](std::size_t k) { check_pending(pending[k], *outcome.model); });
     for (auto& slot : slots) {
         add_sources(slot.sources);
         detail::add_input_result(outcome, std::move(slot.result), std::move(slot.errors));

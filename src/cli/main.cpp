@@ -63,10 +63,6 @@ int parse_and_run(int argc, char** argv) {
     app.require_subcommand(1);
 
     cmalign::cli::register_commands(app, cmalign::cli::command_named(argc, argv));
-    // A board or -c from a pipe stays readable until the program ends (the report quotes its
-    // lines after the command ran, fix -o writes it out), and the answer kept in the cache after
-    // the command stamps the files the Kconfig entry stamped during it only once.
-    const cmalign::RunScope run;
     return cmalign::cli::run_command_line(app, argc, argv);
 }
 
@@ -78,6 +74,12 @@ int main(int argc, char** argv) try {
     // warm run is mostly process start and stat(2) calls, and building CLI11's options took a
     // tenth of it.
     const auto replayed = cmalign::cli::replay_typed(argc, argv);
+    // A board or -c from a pipe stays readable until the program ends (the report quotes its
+    // lines after the command ran, fix -o writes it out), the answer kept in the cache after the
+    // command stamps the files the Kconfig entry stamped during it only once, and what the run
+    // handed to the scope to free (a whole tree's include memos) is never freed: the scope is
+    // still open when the program exits.
+    const cmalign::RunScope run;
     const int status = replayed ? *replayed : parse_and_run(argc, argv);
 #ifdef CMALIGN_EXIT_WITHOUT_FREEING
     // Everything is printed and every cache entry written: freeing a whole tree's include memos
