@@ -131,14 +131,17 @@ namespace {
 // The whole file at `path` and its fstat taken before reading, read straight into a string sized
 // by that fstat: a staging buffer and a regrowing string are as many fresh pages again (a warm
 // run reads an entry of about 100 KB, a Kconfig evaluation 1,600 files).
-std::optional<std::string> read_with_stat(const char* path, struct stat& st) {
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+// `regular_only`: anything but a regular file is not read (and a FIFO's open does not wait for
+// a writer).
+std::optional<std::string> read_with_stat(const char* path, struct stat& st,
+                                          bool regular_only = false) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0));
     if (fd < 0) return std::nullopt;
     struct Close {
         int fd;
         ~Close() { ::close(fd); }
     } close_fd{fd};
-    if (::fstat(fd, &st) != 0) return std::nullopt;
+    if (::fstat(fd, &st) != 0 || (regular_only && !S_ISREG(st.st_mode))) return std::nullopt;
     // + 1: the read that returns 0 needs room; not a regular file: no size to go by.
     std::string text(S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1 : 4096, '\0');
     std::size_t have = 0;
@@ -158,9 +161,9 @@ std::optional<std::string> read_with_stat(const char* path, struct stat& st) {
 
 } // namespace
 
-std::optional<std::string> read_noted(const std::string& path) {
+std::optional<std::string> read_noted(const std::string& path, bool regular_only) {
     struct stat st {};
-    auto text = read_with_stat(path.c_str(), st);
+    auto text = read_with_stat(path.c_str(), st, regular_only);
     // The fstat before the read: a write during it moves the mtime past the one noted.
     if (text && S_ISREG(st.st_mode))
         note_read(path, static_cast<std::uint64_t>(st.st_size), mtime_ns_of(st), *text);

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "cmalign/internal/core/disk_cache.hpp"
 #include "cmalign/internal/core/integer.hpp"
 #include "cmalign/internal/core/quote.hpp"
 #include "kconfig/kconfig_disk_cache.hpp"
@@ -46,19 +47,17 @@ constexpr std::size_t max_cached_trees = 4;
 struct CacheEntry {
     std::string key;
     std::shared_ptr<const Tree> tree;
-    std::vector<std::pair<std::string, std::filesystem::file_time_type>> stamps;
+    // Each file as the parse read it (the stamps its reads noted in the open run: no second
+    // stat of 1,700 files), the top Makefile as now.
+    std::vector<disk_cache::Stamp> stamps;
 };
 
 std::mutex cache_mutex;
 std::vector<CacheEntry> cache;
 
 bool still_valid(const CacheEntry& e) {
-    std::error_code ec;
-    for (const auto& [file, stamp] : e.stamps) {
-        auto now = std::filesystem::last_write_time(file, ec);
-        if (ec || now != stamp) return false;
-    }
-    return true;
+    return std::all_of(e.stamps.begin(), e.stamps.end(),
+                       [](const disk_cache::Stamp& s) { return disk_cache::unchanged(s); });
 }
 
 } // namespace
@@ -279,17 +278,24 @@ std::optional<Evaluation> evaluate_parsed(const ParseInput& in, const TreeVersio
         if (!parse(in, *fresh, diags)) return std::nullopt;
         CacheEntry entry;
         entry.key = key;
-        std::error_code ec;
+        bool stamped = true; // a file gone already, or not a regular one: nothing to keep
         for (const auto& f : fresh->files)
-            entry.stamps.emplace_back(f, std::filesystem::last_write_time(f, ec));
-        entry.stamps.emplace_back(tree + "/Makefile",
-                                  std::filesystem::last_write_time(tree + "/Makefile", ec));
+            if (auto s = disk_cache::stamp(f); s && stamped)
+                entry.stamps.push_back(std::move(*s));
+            else
+                stamped = false;
+        if (auto s = disk_cache::stamp(tree + "/Makefile"))
+            entry.stamps.push_back(std::move(*s));
+        else
+            stamped = false;
         entry.tree = fresh;
         parsed = fresh;
-        std::lock_guard lock(cache_mutex);
-        cache.push_back(std::move(entry));
-        while (cache.size() > max_cached_trees)
-            cache.erase(cache.begin());
+        if (stamped) {
+            std::lock_guard lock(cache_mutex);
+            cache.push_back(std::move(entry));
+            while (cache.size() > max_cached_trees)
+                cache.erase(cache.begin());
+        }
     }
 
     auto dialect = dialect_of(version->version.major, version->version.minor);

@@ -22,11 +22,41 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/disk_cache.hpp"
+#include "cmalign/internal/core/name_hash.hpp"
 #include "kconfig/kconfig_parser.hpp"
 
 namespace cmalign::kconfig::model {
 
-int Tree::lookup(const std::string& name, bool is_const) {
+int SymbolIndex::find(const std::vector<Symbol>& symbols, std::string_view name) const {
+    if (slots_.empty()) return none;
+    const auto h = static_cast<std::uint32_t>(name_hash(name));
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.index < 0) return none;
+        if (s.hash == h && symbols[static_cast<std::size_t>(s.index)].name == name) return s.index;
+    }
+}
+
+void SymbolIndex::add(const std::vector<Symbol>& symbols, int index) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) { // at most 3/4 full
+        std::vector<Slot> old(slots_.empty() ? 4096 : slots_.size() * 2);
+        old.swap(slots_);
+        used_ = 0;
+        for (const Slot& s : old)
+            if (s.index >= 0) add(symbols, s.index);
+    }
+    const auto h =
+        static_cast<std::uint32_t>(name_hash(symbols[static_cast<std::size_t>(index)].name));
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    while (slots_[i].index >= 0)
+        i = (i + 1) & mask;
+    slots_[i] = {index, h};
+    ++used_;
+}
+
+int Tree::lookup(std::string_view name, bool is_const) {
     // sym_lookup(): one-letter y/m/n are the constant symbols whatever the quoting.
     if (name.size() == 1) {
         if (name[0] == 'y') return sym_yes;
@@ -41,7 +71,7 @@ int Tree::lookup(const std::string& name, bool is_const) {
     if (is_const) s.flags |= sym_const;
     symbols.push_back(std::move(s));
     int index = static_cast<int>(symbols.size()) - 1;
-    if (!is_const) by_name.emplace(name, index);
+    if (!is_const) by_name.add(symbols, index);
     return index;
 }
 
@@ -276,12 +306,8 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
         ::globfree(&g);
         if (files.empty() && !optional) fail_at(at, fmt::format("'{}': no file matches", name));
     } else {
-        std::string full = rel.starts_with('/') ? rel : in_.tree + "/" + rel;
-        std::error_code ec;
-        if (!fs::is_regular_file(full, ec)) {
-            if (optional) return;
-            fail_at(at, fmt::format("can't open file \"{}\"", rel));
-        }
+        // No stat first: the file is opened once, below, and only a failed read asks what is
+        // there (1,700 files: a stat each was a twentieth of a parse).
         files.push_back(rel);
     }
     for (const auto& file : files) {
@@ -291,24 +317,38 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
                         fmt::format("recursive inclusion detected: \"{}\" sources itself", file));
         }
         std::string full = file.starts_with('/') ? file : in_.tree + "/" + file;
+        auto text = disk_cache::read_noted(full, true);
+        if (!text) {
+            std::error_code ec;
+            if (fs::is_regular_file(full, ec)) { // there, but not readable
+                diags_.error({full, 0, 0}, "cannot read the Kconfig file");
+                throw ParseAbort{};
+            }
+            if (optional) continue;
+            fail_at(at, fmt::format("can't open file \"{}\"", file));
+        }
         int saved_line = stmt_line_;
-        parse_file(file, full);
+        parse_file(file, full, std::move(*text));
         stmt_line_ = saved_line;
     }
 }
 
 void Parser::parse_file(const std::string& rel, const std::string& full) {
+    // Its stamp is noted for this evaluation's cache entry, which names every Kconfig file.
+    auto text = disk_cache::read_noted(full, true);
+    if (!text) {
+        diags_.error({full, 0, 0}, "cannot read the Kconfig file");
+        throw ParseAbort{};
+    }
+    parse_file(rel, full, std::move(*text));
+}
+
+void Parser::parse_file(const std::string& rel, const std::string& full, std::string text) {
     SourceFile f;
     f.rel = rel;
     f.full = full;
     {
-        // Its stamp is noted for this evaluation's cache entry, which names every Kconfig file.
-        auto text = disk_cache::read_noted(full);
-        if (!text) {
-            diags_.error({full, 0, 0}, "cannot read the Kconfig file");
-            throw ParseAbort{};
-        }
-        f.text = std::move(*text);
+        f.text = std::move(text);
         const auto& limits = in_.options.limits;
         if (f.text.size() > limits.file_bytes) {
             diags_.error({full, 0, 0}, fmt::format("file is larger than {} bytes {}",

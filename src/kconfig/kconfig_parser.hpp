@@ -187,7 +187,9 @@ private:
     std::string lex_word_with_dollar(SourceFile& f);
 
     // ---- parser
+    // The file at `full` read (its stamp noted) and parsed; `text`: read already.
     void parse_file(const std::string& rel, const std::string& full);
+    void parse_file(const std::string& rel, const std::string& full, std::string text);
     void statement(std::vector<Token>& toks);
     bool structure_statement(const std::vector<Token>& t);
     bool entry_attribute(const std::vector<Token>& t);

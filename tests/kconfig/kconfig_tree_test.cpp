@@ -2,6 +2,8 @@
 // scripts/kconfig (named in the test), checked through olddefconfig()/evaluate().
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -376,6 +378,32 @@ TEST_CASE("kconfig: source, rsource and osource with globs") {
     CHECK(r->config.find("PB")->where.file == "sub/parts/b.kconfig");
 }
 
+// A sourced name is opened once, without a stat first: what is not a regular file is told apart
+// only when the read fails. A directory or a FIFO is refused where it is sourced (a FIFO without
+// waiting for a writer), and skipped by osource.
+TEST_CASE("kconfig: a sourced directory or FIFO is refused, osource skips them") {
+    for (const std::string kind : {"directory", "fifo"}) {
+        CAPTURE(kind);
+        MiniTree t;
+        const std::string odd = t.path() + "/odd";
+        if (kind == "directory")
+            fs::create_directories(odd);
+        else
+            REQUIRE(::mkfifo(odd.c_str(), 0600) == 0);
+        t.write("Kconfig", "config A\n\tdef_bool y\nosource \"odd\"\n");
+        Diagnostics diags;
+        auto r = t.eval("", diags);
+        REQUIRE_MESSAGE(r, first_error(diags));
+        CHECK(r->config.find("A")->value == "y");
+        t.write("Kconfig", "config A\n\tdef_bool y\n\nsource \"odd\"\n");
+        Diagnostics refused;
+        CHECK_FALSE(t.eval("", refused));
+        REQUIRE(refused.has_errors());
+        CHECK(first_error(refused).find("can't open file \"odd\"") != std::string::npos);
+        CHECK(refused.items().front().where.line == 4);
+    }
+}
+
 TEST_CASE("kconfig: bad input gives a located error, never a crash") {
     struct Case {
         const char* name;
@@ -601,4 +629,24 @@ TEST_CASE("the parse cache keeps a few trees, least recently used dropped, and c
     }
     cmalign::kconfig::clear_cache();
     CHECK(cmalign::kconfig::cached_trees() == 0);
+}
+
+// A kept tree is used while every file it read is unchanged (size, time, and the content of a
+// file written within the last two seconds): an edit right after an evaluation is seen.
+TEST_CASE("the parse cache drops a tree whose Kconfig file changed, even at once") {
+    cmalign::kconfig::clear_cache();
+    MiniTree tree;
+    tree.write("Kconfig", "source \"sub/Kconfig\"\n");
+    tree.write("sub/Kconfig", "config A\n\tbool \"a\"\n\tdefault y\n");
+    Diagnostics diags;
+    auto first = tree.eval("", diags);
+    REQUIRE(first);
+    CHECK(first->config.get_bool("A") == true);
+    CHECK(cmalign::kconfig::cached_trees() == 1);
+    tree.write("sub/Kconfig", "config A\n\tbool \"a\"\n\tdefault n\n"); // same size, same second
+    auto second = tree.eval("", diags);
+    REQUIRE(second);
+    CHECK(second->config.get_bool("A") == false);
+    CHECK(cmalign::kconfig::cached_trees() == 1); // the stale tree replaced
+    cmalign::kconfig::clear_cache();
 }

@@ -53,8 +53,8 @@ void note_read(const std::string& path, std::uint64_t size, std::int64_t mtime_n
                std::string_view content);
 // The whole file, its stamp noted as it was when read (note_read): for readers whose files a
 // cache entry names (the Kconfig tree), which then costs no second path lookup. nullopt when
-// it cannot be read.
-std::optional<std::string> read_noted(const std::string& path);
+// it cannot be read, or with `regular_only` is not a regular file (a FIFO is not waited on).
+std::optional<std::string> read_noted(const std::string& path, bool regular_only = false);
 // The sizes and mtimes of files as found once, shared by the readers of many entries in one
 // pass: check --affected-by reads a thousand include graphs that name the same few thousand
 // headers, each then looked up once instead of once per board. Thread-safe. Keep one only for
