@@ -39,20 +39,21 @@ int SymbolIndex::find(const std::vector<Symbol>& symbols, std::string_view name)
 }
 
 void SymbolIndex::add(const std::vector<Symbol>& symbols, int index) {
-    if ((used_ + 1) * 4 > slots_.size() * 3) { // at most 3/4 full
-        std::vector<Slot> old(slots_.empty() ? 4096 : slots_.size() * 2);
+    auto place = [this](Slot slot) {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t i = slot.hash & mask;
+        while (slots_[i].index >= 0)
+            i = (i + 1) & mask;
+        slots_[i] = slot;
+    };
+    if ((used_ + 1) * 4 > slots_.size() * 3) { // at most 3/4 full; arm64 has 20,000 symbols
+        std::vector<Slot> old(slots_.empty() ? 16384 : slots_.size() * 2);
         old.swap(slots_);
-        used_ = 0;
         for (const Slot& s : old)
-            if (s.index >= 0) add(symbols, s.index);
+            if (s.index >= 0) place(s);
     }
-    const auto h =
-        static_cast<std::uint32_t>(name_hash(symbols[static_cast<std::size_t>(index)].name));
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = h & mask;
-    while (slots_[i].index >= 0)
-        i = (i + 1) & mask;
-    slots_[i] = {index, h};
+    place({index,
+           static_cast<std::uint32_t>(name_hash(symbols[static_cast<std::size_t>(index)].name))});
     ++used_;
 }
 
