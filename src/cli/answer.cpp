@@ -135,10 +135,13 @@ ExitCode cached_answer(const Invocation& invocation, std::string_view command,
                        const std::function<std::optional<std::vector<std::string>>()>& sources) {
     if (!config.cache_dir) return run();
     const auto key = answers::key(command, invocation.text(), output_context());
-    if (auto hit = answers::find(*config.cache_dir, key)) {
-        // Found by the parsed command line only: the next run finds it by the typed one.
+    // The next run of the same words finds the kept answer before parsing (replay_typed()).
+    auto remember_typed = [&] {
         if (!invocation.typed().empty())
             answers::store_alias(*config.cache_dir, typed_key(invocation.typed()), key);
+    };
+    if (auto hit = answers::find(*config.cache_dir, key)) {
+        remember_typed(); // found by the parsed command line only
         print_answer(*hit);
         return hit->exit;
     }
@@ -151,9 +154,7 @@ ExitCode cached_answer(const Invocation& invocation, std::string_view command,
     }
     if (answer.exit != ExitCode::input_error)
         if (auto files = sources())
-            if (answers::store(*config.cache_dir, key, *files, answer) &&
-                !invocation.typed().empty())
-                answers::store_alias(*config.cache_dir, typed_key(invocation.typed()), key);
+            if (answers::store(*config.cache_dir, key, *files, answer)) remember_typed();
     return answer.exit;
 }
 

@@ -224,20 +224,31 @@ bool unchanged(const Stamp& s, StatMemo* memo) {
 
 namespace {
 
-// Whether every stamp still holds. A Kconfig answer names a thousand files or more, each in a
-// directory of its own: the path lookups (a few µs each on a virtual machine) are most of a cached
-// run, so threads share them, taking batches from one cursor. One thread more than the cores (at
-// most four): the first thread a process starts often waits on its creator's core until the
-// scheduler moves it, and a fixed half each then finished no sooner than one thread did (the
-// sdm845 answer, 1,642 files, median of 300 alternating runs on two cores: two threads 6.7 ms,
-// three 6.0 ms, four 6.0 ms). (Checking stamps while the entry is still being read gained nothing.)
+// Stamps are checked on several threads once there are hundreds: each names a file in a
+// directory of its own, and the path lookups (a few µs each on a virtual machine) are most of a
+// cached run. Helper threads start on `work` (which takes batches from a shared cursor) while
+// the caller's thread does `own` and then `work` too; returns once all are done. One thread
+// more than the cores (at most four): the first thread a process starts often waits on its
+// creator's core until the scheduler moves it, and a fixed half each then finished no sooner
+// than one thread did (the sdm845 answer, 1,642 files, median of 300 alternating runs on two
+// cores: two threads 6.7 ms, three 6.0 ms, four 6.0 ms).
+void with_helpers(bool worth_threads, const std::function<void()>& work,
+                  const std::function<void()>& own = {}) {
+    std::vector<std::thread> helpers;
+    const unsigned cores = worth_threads ? std::thread::hardware_concurrency() : 1;
+    if (cores >= 2)
+        for (unsigned i = 0; i < std::min(cores, 3u); ++i)
+            helpers.emplace_back(work);
+    if (own) own();
+    work();
+    for (auto& helper : helpers)
+        helper.join();
+}
+
+// Whether every stamp still holds, on several threads (with_helpers()).
 bool all_unchanged(const std::vector<StampView>& stamps, StatMemo* memo) {
     constexpr std::size_t shared_from = 512;
     constexpr std::size_t batch = 32;
-    const unsigned cores = std::thread::hardware_concurrency(); // reads /sys: once
-    if (stamps.size() < shared_from || cores < 2)
-        return std::all_of(stamps.begin(), stamps.end(),
-                           [&](const StampView& s) { return unchanged_view(s, memo); });
     std::atomic<std::size_t> next{0};
     std::atomic<bool> ok{true};
     auto work = [&] {
@@ -251,12 +262,7 @@ bool all_unchanged(const std::vector<StampView>& stamps, StatMemo* memo) {
                 }
         }
     };
-    std::vector<std::thread> helpers;
-    for (unsigned i = 0; i < std::min(cores, 3u); ++i)
-        helpers.emplace_back(work);
-    work();
-    for (auto& helper : helpers)
-        helper.join();
+    with_helpers(stamps.size() >= shared_from, work);
     return ok;
 }
 
@@ -589,34 +595,29 @@ check_plain_stamps(std::string_view body,
             }
         }
     };
-    std::vector<std::thread> helpers;
-    const unsigned cores = body.size() < shared_from ? 1 : std::thread::hardware_concurrency();
-    if (cores >= 2) // one thread more than the cores, at most four: see all_unchanged()
-        for (unsigned i = 0; i < std::min(cores, 3u); ++i)
-            helpers.emplace_back(work);
     // The walk: where the stamps end, the other lines, "end".
     std::vector<std::string_view> others;
     bool past_stamps = false, ended = false;
-    for (std::string_view rest = body; !rest.empty();) {
-        const std::size_t nl = rest.find('\n');
-        if (nl == std::string_view::npos) break; // truncated
-        const std::string_view line = rest.substr(0, nl);
-        rest.remove_prefix(nl + 1);
-        if (line.starts_with("file\t")) {
-            if (past_stamps) irregular = true; // a stamp after other lines: the general way
-            continue;
+    auto walk = [&] {
+        for (std::string_view rest = body; !rest.empty();) {
+            const std::size_t nl = rest.find('\n');
+            if (nl == std::string_view::npos) break; // truncated
+            const std::string_view line = rest.substr(0, nl);
+            rest.remove_prefix(nl + 1);
+            if (line.starts_with("file\t")) {
+                if (past_stamps) irregular = true; // a stamp after other lines: the general way
+                continue;
+            }
+            if (!past_stamps) lower_stamps_end(static_cast<std::size_t>(line.data() - body.data()));
+            past_stamps = true;
+            if (line == "end") {
+                ended = true;
+                break;
+            }
+            others.push_back(line);
         }
-        if (!past_stamps) lower_stamps_end(static_cast<std::size_t>(line.data() - body.data()));
-        past_stamps = true;
-        if (line == "end") {
-            ended = true;
-            break;
-        }
-        others.push_back(line);
-    }
-    work();
-    for (auto& helper : helpers)
-        helper.join();
+    };
+    with_helpers(body.size() >= shared_from, work, walk);
     if (irregular) return std::nullopt;
     if (!ended || changed) return false;
     std::vector<std::string> f;

@@ -279,15 +279,16 @@ std::optional<Evaluation> evaluate_parsed(const ParseInput& in, const TreeVersio
         CacheEntry entry;
         entry.key = key;
         bool stamped = true; // a file gone already, or not a regular one: nothing to keep
-        for (const auto& f : fresh->files)
-            if (auto s = disk_cache::stamp(f); s && stamped)
-                entry.stamps.push_back(std::move(*s));
-            else
+        auto stamped_files = fresh->files;
+        stamped_files.push_back(tree + "/Makefile");
+        for (const auto& f : stamped_files) {
+            auto s = disk_cache::stamp(f);
+            if (!s) {
                 stamped = false;
-        if (auto s = disk_cache::stamp(tree + "/Makefile"))
+                break;
+            }
             entry.stamps.push_back(std::move(*s));
-        else
-            stamped = false;
+        }
         entry.tree = fresh;
         parsed = fresh;
         if (stamped) {

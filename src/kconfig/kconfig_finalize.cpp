@@ -258,7 +258,8 @@ bool Parser::run() {
     tree_.menus.assign(1, Menu{});
     tree_.menus[0].where = {"Kconfig", 0, 0};
     try {
-        parse_file("Kconfig", in_.tree + "/Kconfig");
+        const std::string top = in_.tree + "/Kconfig";
+        parse_file("Kconfig", top, *read_kconfig(top, true));
         if (tree_.modules_sym == none) {
             // 6.12 falls back to a MODULES symbol that never becomes y.
             tree_.modules_sym = tree_.lookup("MODULES", false);

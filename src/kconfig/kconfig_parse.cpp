@@ -318,13 +318,8 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
                         fmt::format("recursive inclusion detected: \"{}\" sources itself", file));
         }
         std::string full = file.starts_with('/') ? file : in_.tree + "/" + file;
-        auto text = disk_cache::read_noted(full, true);
+        auto text = read_kconfig(full, false);
         if (!text) {
-            std::error_code ec;
-            if (fs::is_regular_file(full, ec)) { // there, but not readable
-                diags_.error({full, 0, 0}, "cannot read the Kconfig file");
-                throw ParseAbort{};
-            }
             if (optional) continue;
             fail_at(at, fmt::format("can't open file \"{}\"", file));
         }
@@ -334,14 +329,13 @@ void Parser::source(const std::string& name, Tok kind, const Token& at) {
     }
 }
 
-void Parser::parse_file(const std::string& rel, const std::string& full) {
+std::optional<std::string> Parser::read_kconfig(const std::string& full, bool required) {
     // Its stamp is noted for this evaluation's cache entry, which names every Kconfig file.
-    auto text = disk_cache::read_noted(full, true);
-    if (!text) {
-        diags_.error({full, 0, 0}, "cannot read the Kconfig file");
-        throw ParseAbort{};
-    }
-    parse_file(rel, full, std::move(*text));
+    if (auto text = disk_cache::read_noted(full, true)) return text;
+    std::error_code ec;
+    if (!required && !fs::is_regular_file(full, ec)) return std::nullopt;
+    diags_.error({full, 0, 0}, "cannot read the Kconfig file");
+    throw ParseAbort{};
 }
 
 void Parser::parse_file(const std::string& rel, const std::string& full, std::string text) {

@@ -187,8 +187,10 @@ private:
     std::string lex_word_with_dollar(SourceFile& f);
 
     // ---- parser
-    // The file at `full` read (its stamp noted) and parsed; `text`: read already.
-    void parse_file(const std::string& rel, const std::string& full);
+    // The Kconfig file at `full`, its stamp noted; nullopt when no regular file is there and
+    // it is not `required`. One that is there but cannot be read is an error (ParseAbort).
+    std::optional<std::string> read_kconfig(const std::string& full, bool required);
+    // `text`, the content of the file at `full`, parsed.
     void parse_file(const std::string& rel, const std::string& full, std::string text);
     void statement(std::vector<Token>& toks);
     bool structure_statement(const std::vector<Token>& t);
