@@ -58,20 +58,20 @@ void Resolver::check_name_properties(BNode& root) {
 void Resolver::check_duplicate_labels() {
     // Where a label was written is looked up only for a duplicate: a node label's span
     // (label_span) costs a search, and a board has hundreds of labels.
-    struct Owner {
-        const void* what;
-        TextSpan span;
-        const BNode* node = nullptr; // a node label: its span is label_span(*node, label)
-    };
-    LabelTable<Owner> seen;
-    auto span_of = [&](std::string_view label, const Owner& o) {
+    auto span_of = [&](std::string_view label, const LabelOwner& o) {
         return o.node ? label_span(*o.node, label) : o.span;
     };
-    auto note = [&](std::string_view label, Owner owner) {
+    label_owners_.clear();
+    auto note = [&](std::string_view label, LabelOwner owner) {
         bool made = false;
-        Owner& kept = seen.get(label, made);
-        if (made) kept = owner;
-        if (made || kept.what == owner.what) return;
+        LabelNodes& entry = label_index_.get(label, made);
+        if (!entry.owner) {
+            label_owners_.push_back(owner);
+            entry.owner = static_cast<std::uint32_t>(label_owners_.size());
+            return;
+        }
+        const LabelOwner& kept = label_owners_[entry.owner - 1];
+        if (kept.what == owner.what) return;
         const Location first = file_.locate(span_of(label, kept));
         error(span_of(label, owner), fmt::format("duplicate label '{}' (also defined at {}:{}:{})",
                                                  label, first.file, first.line, first.column));

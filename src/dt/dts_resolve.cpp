@@ -142,6 +142,28 @@ void Resolver::error(const Location& at, std::string message, std::string_view n
 }
 
 // build_node: a fresh node from one syntax body, deleted markers included.
+namespace {
+// A board's nodes fit in this; a bigger one goes on in blocks from the heap.
+constexpr std::size_t arena_start_bytes = std::size_t{512} << 10;
+struct ThreadArena {
+    std::unique_ptr<std::byte[]> block;
+    bool in_use = false; // a resolver inside another (none today) starts from the heap
+};
+thread_local ThreadArena thread_arena;
+} // namespace
+
+Resolver::ArenaStart::ArenaStart() {
+    if (thread_arena.in_use) return;
+    if (!thread_arena.block) thread_arena.block = std::make_unique<std::byte[]>(arena_start_bytes);
+    thread_arena.in_use = true;
+    block = thread_arena.block.get();
+    size = arena_start_bytes;
+}
+
+Resolver::ArenaStart::~ArenaStart() {
+    if (block) thread_arena.in_use = false;
+}
+
 BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
     BNode* n = new_node();
     n->name = sn.name;
@@ -239,6 +261,7 @@ BNode* Resolver::by_label(std::string_view label) const {
             if (l.name == label && !l.deleted) return true;
         return false;
     };
+    if (!nodes->first) return nullptr; // a label only properties or values carry
     if (carries(nodes->first)) return nodes->first;
     if (nodes->more)
         for (BNode* n : label_more_[nodes->more - 1])

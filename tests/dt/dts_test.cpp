@@ -576,6 +576,10 @@ TEST_CASE("dts: resolution errors are located exactly") {
         {"/dts-v1/;\n/ { a = [00 x: 01]; x: n { }; };\n",
          "t.dts:2:21: error: duplicate label 'x' (also defined at t.dts:2:13)"},
         {"/dts-v1/;\n/ { a = \"s\", <1>, &foo; };\n", "t.dts:2:19: error: undefined label 'foo'"},
+        // A value's or a property's label is no node's: a reference to it is undefined (the
+        // duplicate-label check keeps these labels in the node-label index, without a node).
+        {"/dts-v1/;\n/ { a = <1 x: 2>; b = <&x>; };\n", "t.dts:2:24: error: undefined label 'x'"},
+        {"/dts-v1/;\n/ { y: a = <1>; b = &y; };\n", "t.dts:2:21: error: undefined label 'y'"},
         {"/dts-v1/;\n/ { a = /bits/ 32 <1 &foo>; };\n", "t.dts:2:22: error: undefined label 'foo'"},
         {"/dts-v1/;\n/ { a = <1>, <y: &foo>; };\n", "t.dts:2:18: error: undefined label 'foo'"},
     };
