@@ -62,9 +62,9 @@ void Resolver::check_duplicate_labels() {
         return o.node ? label_span(*o.node, label) : o.span;
     };
     label_owners_.clear();
-    auto note = [&](std::string_view label, LabelOwner owner) {
+    auto note = [&](std::string_view label, std::uint32_t hash, LabelOwner owner) {
         bool made = false;
-        LabelNodes& entry = label_index_.get(label, made);
+        LabelNodes& entry = label_index_.get(label, hash, made);
         if (!entry.owner) {
             label_owners_.push_back(owner);
             entry.owner = static_cast<std::uint32_t>(label_owners_.size());
@@ -78,20 +78,21 @@ void Resolver::check_duplicate_labels() {
     };
     for_live(*root_, [&](BNode& n) {
         for (const auto& l : n.labels)
-            if (!l.deleted) note(l.name, {&n, {}, &n});
+            if (!l.deleted) note(l.name, l.hash, {&n, {}, &n});
         for (const auto& p : n.props) {
             if (p.deleted || !p.def) continue;
             for (const auto& l : p.labels())
-                if (!l.deleted) note(l.name, {&p, p.def->name_span});
+                if (!l.deleted) note(l.name, l.hash, {&p, p.def->name_span});
             if (!p.def->has_value_labels) continue;
             for (const auto& item : p.def->value) {
                 if (item.kind == syntax::ValueItem::Kind::label)
-                    note(item.view, {&item, item.span});
+                    note(item.view, 0, {&item, item.span});
                 for (const auto& c : item.cells)
-                    if (c.kind == syntax::Cell::Kind::label) note(c.name, {&c, c.span});
+                    if (c.kind == syntax::Cell::Kind::label)
+                        note(c.name, c.label_hash, {&c, c.span});
                 if (item.data)
                     for (const auto& l : item.data->inner_labels)
-                        note(l.name, {&l, l.span});
+                        note(l.name, l.hash, {&l, l.span});
             }
         }
     });
@@ -191,7 +192,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
                 for (const auto& c : item.cells) {
                     if (c.kind != syntax::Cell::Kind::reference) continue;
                     if (item.bits != 32) continue; // already an error at parse time
-                    BNode* target = by_ref(c.name);
+                    BNode* target = by_ref(c.name, c.label_hash);
                     if (!target) {
                         if (!file_.plugin) not_found(c.ref());
                         if (phandles) phandles->push_back(0xffffffffu);

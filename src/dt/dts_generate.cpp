@@ -79,8 +79,8 @@ void Resolver::generate_fixups() {
                 for (const auto& c : item.cells)
                     if (c.kind == syntax::Cell::Kind::reference && item.bits == 32 &&
                         k < scratch_.phandle_offsets.size())
-                        refs.push_back(
-                            {&n, &p, scratch_.phandle_offsets[k++], c.ref(), by_ref(c.name)});
+                        refs.push_back({&n, &p, scratch_.phandle_offsets[k++], c.ref(),
+                                        by_ref(c.name, c.label_hash)});
         }
     });
     bool open = false;

@@ -417,7 +417,8 @@ std::vector<syntax::Label> Parser::parse_labels_here() {
         skip();
         const char* q = label_end(p_);
         if (q == p_ || q >= end_ || *q != ':') return labels;
-        labels.push_back({std::string_view(p_, static_cast<std::size_t>(q - p_)), span(p_, q + 1)});
+        const std::string_view name(p_, static_cast<std::size_t>(q - p_));
+        labels.push_back({name, span(p_, q + 1), syntax::label_hash(name)});
         p_ = q + 1;
     }
 }

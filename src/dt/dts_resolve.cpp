@@ -106,8 +106,11 @@ std::optional<Tree> Resolver::run() {
     check_duplicate_labels();
     if (special) check_explicit_phandles(*root_);
     if (errors_) return std::nullopt;
+    // Until omit_unused, only `phandle` properties are added: by_label keeps its answers.
+    labels_settled_ = true;
     fixup_phandle_references(*root_);
     fixup_path_references(*root_);
+    labels_settled_ = false;
     if (errors_) return std::nullopt;
     omit_unused(*root_);
     if (options_.symbols) generate_symbols();
@@ -173,7 +176,7 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
     n->omit_if_unused = sn.omit_if_no_ref;
     // "a: b: n" is a: (b: (n)) in dtc's grammar: the inner label is added first
     for (auto l = sn.labels.rbegin(); l != sn.labels.rend(); ++l)
-        node_label(n, l->name);
+        node_label(n, l->name, l->hash);
     n->props.reserve(sn.properties.size() + 1); // + the `phandle` a reference may add
     for (const auto& sp : sn.properties) {
         BProp& p = n->props.emplace_back();
@@ -181,7 +184,7 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
         p.def = &sp;
         p.deleted = sp.deleted;
         for (auto l = sp.labels.rbegin(); l != sp.labels.rend(); ++l)
-            add_label(p.own().labels, l->name);
+            add_label(p.own().labels, l->name, l->hash);
     }
     n->children.reserve(sn.children.size());
     for (const auto& sc : sn.children)
@@ -206,7 +209,7 @@ void Resolver::merge(BNode* old, BNode* fresh) {
     fresh->merged_away = true; // its labels were indexed when it was built
     old->deleted = false;
     for (const auto& l : fresh->labels)
-        node_label(old, l.name);
+        node_label(old, l.name, l.hash);
     for (auto& np : fresh->props) {
         if (np.deleted) {
             for (auto& op : old->props)
@@ -221,7 +224,7 @@ void Resolver::merge(BNode* old, BNode* fresh) {
         for (auto& op : old->props)
             if (op.name == np.name) {
                 for (const auto& l : np.labels())
-                    add_label(op.own().labels, l.name);
+                    add_label(op.own().labels, l.name, l.hash);
                 op.def = np.def;
                 op.deleted = false;
                 found = true;
@@ -252,19 +255,31 @@ void Resolver::merge(BNode* old, BNode* fresh) {
     }
 }
 
-BNode* Resolver::by_label(std::string_view label) const {
-    const LabelNodes* nodes = label_index_.find(label);
+BNode* Resolver::by_label(std::string_view label, std::uint32_t hash) const {
+    LabelNodes* nodes = label_index_.find(label, hash);
     if (!nodes) return nullptr;
+    if (labels_settled_) {
+        if (!nodes->resolved_known) {
+            nodes->resolved = live_carrier(*nodes, label);
+            nodes->resolved_known = true;
+        }
+        return nodes->resolved;
+    }
+    return live_carrier(*nodes, label);
+}
+
+// The live node that carries `label` (not deleted), the first indexed first.
+BNode* Resolver::live_carrier(const LabelNodes& nodes, std::string_view label) const {
     auto carries = [&](BNode* n) {
         if (!live(n)) return false;
         for (const auto& l : n->labels)
             if (l.name == label && !l.deleted) return true;
         return false;
     };
-    if (!nodes->first) return nullptr; // a label only properties or values carry
-    if (carries(nodes->first)) return nodes->first;
-    if (nodes->more)
-        for (BNode* n : label_more_[nodes->more - 1])
+    if (!nodes.first) return nullptr; // a label only properties or values carry
+    if (carries(nodes.first)) return nodes.first;
+    if (nodes.more)
+        for (BNode* n : label_more_[nodes.more - 1])
             if (carries(n)) return n;
     return nullptr;
 }
@@ -291,12 +306,12 @@ BNode* Resolver::by_path(BNode* from, std::string_view path) {
     }
 }
 
-BNode* Resolver::by_ref(std::string_view ref) const {
+BNode* Resolver::by_ref(std::string_view ref, std::uint32_t label_hash) const {
     if (!root_) return nullptr;
     if (ref == "/") return root_;
     if (ref.front() == '/') return by_path(root_, ref);
     auto slash = ref.find('/');
-    BNode* target = by_label(ref.substr(0, slash));
+    BNode* target = by_label(ref.substr(0, slash), label_hash);
     if (!target || slash == std::string_view::npos) return target;
     return by_path(target, ref.substr(slash + 1));
 }
@@ -382,7 +397,7 @@ void Resolver::top_level(const syntax::TopLevel& item) {
         }
         if (target) {
             for (auto l = item.labels.rbegin(); l != item.labels.rend(); ++l)
-                node_label(target, l->name);
+                node_label(target, l->name, l->hash);
             merge(target, build(item.node, nullptr));
         } else if (file_.plugin && item.labels.empty()) {
             add_orphan(item);

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/internal/core/name_hash.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 namespace cmalign::dt::dts_resolver {
 
@@ -24,17 +23,19 @@ inline bool phandle_valid(std::uint32_t p) {
 struct BLabel {
     std::string_view name;
     bool deleted = false;
+    std::uint32_t hash = 0; // syntax::label_hash(name) where the syntax had it; 0: not computed
 };
 
 // dtc's add_label: revives a deleted label of the same name, else puts the new one first (the
 // order shows in __symbols__ and in DTS output).
-template <typename Labels> void add_label(Labels& labels, std::string_view name) {
+template <typename Labels>
+void add_label(Labels& labels, std::string_view name, std::uint32_t hash = 0) {
     for (auto& l : labels)
         if (l.name == name) {
             l.deleted = false;
             return;
         }
-    labels.insert(labels.begin(), BLabel{name, false});
+    labels.insert(labels.begin(), BLabel{name, false, hash});
 }
 
 struct BNode;
@@ -123,34 +124,36 @@ void evaluate(const syntax::Property& prop, const std::vector<std::uint32_t>* ph
 
 // A table keyed by label: open addressing, no allocation per entry (a board has a thousand
 // labels or more, looked up for every reference), the keys viewing the syntax tree's text.
+// `h` is syntax::label_hash(name), or 0 to have it computed.
 template <typename Value> class LabelTable {
 public:
     // The entry for `name`, made (value-initialised) when absent; `made` says which.
-    Value& get(std::string_view name, bool& made) {
+    Value& get(std::string_view name, std::uint32_t h, bool& made) {
+        if (!h) h = syntax::label_hash(name);
         if ((used_ + 1) * 4 > slots_.size() * 3) grow();
-        Slot& s = probe(slots_, name, hash(name));
+        Slot& s = probe(slots_, name, h);
         made = !s.key.data();
         if (made) {
-            s = {name, hash(name), Value{}};
+            s = {name, h, Value{}};
             ++used_;
         }
         return s.value;
     }
-    const Value* find(std::string_view name) const {
+    Value* find(std::string_view name, std::uint32_t h) {
         if (slots_.empty()) return nullptr;
-        const Slot& s = probe(slots_, name, hash(name));
+        if (!h) h = syntax::label_hash(name);
+        Slot& s = probe(slots_, name, h);
         return s.key.data() ? &s.value : nullptr;
     }
 
 private:
     struct Slot {
         std::string_view key; // data() == nullptr: empty
-        std::uint64_t hash = 0;
+        std::uint32_t hash = 0;
         Value value{};
     };
-    static std::uint64_t hash(std::string_view s) { return name_hash(s); }
     template <typename Slots>
-    static auto& probe(Slots& slots, std::string_view name, std::uint64_t h) {
+    static auto& probe(Slots& slots, std::string_view name, std::uint32_t h) {
         const std::size_t mask = slots.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             auto& s = slots[i];
@@ -199,8 +202,10 @@ private:
         BNode* first = nullptr;
         std::uint32_t more = 0;
         std::uint32_t owner = 0;
+        BNode* resolved = nullptr; // by_label's answer while labels_settled_
+        bool resolved_known = false;
     };
-    LabelTable<LabelNodes> label_index_;
+    mutable LabelTable<LabelNodes> label_index_; // mutable: by_label keeps its answers
     std::vector<std::vector<BNode*>> label_more_;
     struct LabelOwner {
         const void* what;
@@ -224,10 +229,12 @@ private:
         return n;
     }
 
-    void node_label(BNode* node, std::string_view name) {
-        add_label(node->labels, name);
+    void node_label(BNode* node, std::string_view name, std::uint32_t hash) {
+        if (!hash) hash = syntax::label_hash(name);
+        add_label(node->labels, name, hash);
+        labels_settled_ = false;
         bool made = false;
-        LabelNodes& nodes = label_index_.get(name, made);
+        LabelNodes& nodes = label_index_.get(name, hash, made);
         if (made || !nodes.first) {
             nodes.first = node;
         } else if (nodes.first != node) {
@@ -257,11 +264,16 @@ private:
         return true;
     }
 
-    BNode* by_label(std::string_view label) const;
+    // `hash`: syntax::label_hash(label), or 0. While no node is added, merged, deleted or
+    // labelled (labels_settled_: the reference fixups), a label's node is looked for once.
+    BNode* by_label(std::string_view label, std::uint32_t hash) const;
+    bool labels_settled_ = false;
+    BNode* live_carrier(const LabelNodes& entry, std::string_view label) const;
 
     static BNode* by_path(BNode* from, std::string_view path);
 
-    BNode* by_ref(std::string_view ref) const;
+    // `label_hash`: that of the label `ref` starts with, as syntax::Cell has it, or 0.
+    BNode* by_ref(std::string_view ref, std::uint32_t label_hash = 0) const;
 
     void not_found(const syntax::Reference& ref);
 

@@ -266,6 +266,37 @@ TEST_CASE("dts: merges, labels, references and phandles as dtc builds them") {
     CHECK(t.find("/soc")->find_property("phandle") == nullptr);
 }
 
+TEST_CASE("dts: a reference finds its label's node wherever the label is written") {
+    // The parser hashes a reference's label once (syntax::Cell::label_hash): of "s" in
+    // &{s/c}, not of the whole target; a label moved by a later body is found where it now is,
+    // and one reference after another to the same label finds the same node.
+    auto l = load(R"(/dts-v1/;
+/ {
+    s: soc { c { }; };
+    old: a { };
+    b { };
+    user { p = <&{s/c} &m &m &{s/c}>; q = <&s>; };
+};
+/delete-node/ &old;
+/ { b { m: inner { }; }; };
+)");
+    REQUIRE_MESSAGE(l->tree, l->first_error());
+    const Tree& t = *l->tree;
+    CHECK(value_of(t, "/soc/c", "phandle") == "00000001");
+    CHECK(value_of(t, "/b/inner", "phandle") == "00000002");
+    CHECK(value_of(t, "/soc", "phandle") == "00000003");
+    CHECK(value_of(t, "/user", "p") == "00000001"
+                                       "00000002"
+                                       "00000002"
+                                       "00000001");
+    CHECK(value_of(t, "/user", "q") == "00000003");
+    // a deleted node's label is undefined, however often it was found before
+    auto gone = load("/dts-v1/;\n/ { x: a { }; b { p = <&x>; }; };\n/delete-node/ &x;\n"
+                     "/ { c { q = <&x>; }; };\n");
+    CHECK_FALSE(gone->tree);
+    CHECK(gone->first_error() == "t.dts:2:24: error: undefined label 'x'");
+}
+
 TEST_CASE("dts: deletions and /omit-if-no-ref/") {
     auto l = load(R"(/dts-v1/;
 / {

@@ -31,6 +31,7 @@
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"
 #include "cmalign/dt/tree.hpp"
+#include "cmalign/internal/core/name_hash.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
 
 namespace cmalign::dt {
@@ -55,9 +56,16 @@ struct ParsedChunk;
 // syntax tree): parsing a board allocates no string for them.
 namespace syntax {
 
+// The resolver finds labels by this hash. The parser computes it once per label and
+// reference: a shared chunk's labels are then hashed once for every board that includes it.
+inline std::uint32_t label_hash(std::string_view name) {
+    return static_cast<std::uint32_t>(name_hash(name));
+}
+
 struct Label {
     std::string_view name;
-    TextSpan span; // "name:" including the colon
+    TextSpan span;          // "name:" including the colon
+    std::uint32_t hash = 0; // label_hash(name); 0: not computed
 };
 
 // &label, &{/path} or &{label/path}
@@ -74,7 +82,10 @@ struct Cell {
     Kind kind = Kind::integer;
     // A single integer literal token ("0x400000", "4096U"); false for expressions and 'c'.
     bool plain_literal = false;
-    bool braced = false;     // reference: written as &{...}
+    bool braced = false; // reference: written as &{...}
+    // label: label_hash(name); reference: that of the label it starts with ("uart0" of
+    // "uart0/child"), 0 for a path or when not computed.
+    std::uint32_t label_hash = 0;
     std::uint64_t value = 0; // integer: the evaluated value (before truncation to `bits`)
     TextSpan span;           // the whole element: "0x10", "&uart0", "&{/path}", "label:"
     std::string_view name;   // label: its name; reference: its target
