@@ -61,6 +61,7 @@ void Resolver::check_duplicate_labels() {
     auto span_of = [&](std::string_view label, const LabelOwner& o) {
         return o.node ? label_span(*o.node, label) : o.span;
     };
+    if (!labels_on_many_nodes_ && !property_or_value_labels_) return; // no label twice
     label_owners_.clear();
     auto note = [&](std::string_view label, std::uint32_t hash, LabelOwner owner) {
         bool made = false;
@@ -180,6 +181,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
     for_live(root, [&](BNode& n) {
         // Every reference is resolved (a phandle assigned in dtc's order, an unknown label
         // reported), but the values are kept only where the Tree will hold the property.
+        if (!n.reference_props) return;
         const bool keep = file_.plugin || n.in_tree;
         // node_phandle() may append to n.props: index, do not hold references.
         for (std::size_t i = 0; i < n.props.size(); ++i) {
@@ -208,6 +210,7 @@ void Resolver::fixup_phandle_references(BNode& root) {
 
 void Resolver::fixup_path_references(BNode& root) {
     for_live(root, [&](BNode& n) {
+        if (!n.reference_props) return;
         for (auto& p : n.props) {
             if (p.deleted || !p.def || !p.def->has_references) continue;
             for (const auto& item : p.def->value) {

@@ -183,6 +183,8 @@ BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
         p.name = sp.name;
         p.def = &sp;
         p.deleted = sp.deleted;
+        n->reference_props |= sp.has_references;
+        property_or_value_labels_ |= sp.has_value_labels || !sp.labels.empty();
         for (auto l = sp.labels.rbegin(); l != sp.labels.rend(); ++l)
             add_label(p.own().labels, l->name, l->hash);
     }
@@ -208,6 +210,7 @@ void Resolver::delete_node(BNode* n) {
 void Resolver::merge(BNode* old, BNode* fresh) {
     fresh->merged_away = true; // its labels were indexed when it was built
     old->deleted = false;
+    old->reference_props |= fresh->reference_props;
     for (const auto& l : fresh->labels)
         node_label(old, l.name, l.hash);
     for (auto& np : fresh->props) {
@@ -354,6 +357,7 @@ void Resolver::add_orphan(const syntax::TopLevel& item) {
     p.name = sp.name;
     p.def = &sp;
     frag->props.push_back(std::move(p));
+    frag->reference_props = true;
     BNode* overlay = build(item.node, frag);
     overlay->name = "__overlay__";
     frag->children.push_back(overlay);

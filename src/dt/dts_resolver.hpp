@@ -95,6 +95,9 @@ struct BNode {
     bool omit_if_unused = false;
     bool referenced = false;
     bool in_tree = false; // convert() puts it into the Tree (fill_paths, root_child)
+    // Some property's value may hold a reference (set where one is built or merged in): the
+    // reference fixups look at no property of the nine nodes in ten that have none.
+    bool reference_props = false;
     std::uint32_t phandle = no_phandle;
     std::string_view fullpath; // NUL-terminated, in the resolver's path storage
 };
@@ -238,6 +241,7 @@ private:
         if (made || !nodes.first) {
             nodes.first = node;
         } else if (nodes.first != node) {
+            labels_on_many_nodes_ = true;
             if (!nodes.more) {
                 label_more_.emplace_back();
                 nodes.more = static_cast<std::uint32_t>(label_more_.size());
@@ -268,6 +272,10 @@ private:
     // labelled (labels_settled_: the reference fixups), a label's node is looked for once.
     BNode* by_label(std::string_view label, std::uint32_t hash) const;
     bool labels_settled_ = false;
+    // What a duplicate label needs: a label given to two nodes, or a property or value label.
+    // Most boards have neither, and check_duplicate_labels then has nothing to walk.
+    bool labels_on_many_nodes_ = false;
+    bool property_or_value_labels_ = false;
     BNode* live_carrier(const LabelNodes& entry, std::string_view label) const;
 
     static BNode* by_path(BNode* from, std::string_view path);

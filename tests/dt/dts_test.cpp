@@ -276,9 +276,12 @@ TEST_CASE("dts: a reference finds its label's node wherever the label is written
     old: a { };
     b { };
     user { p = <&{s/c} &m &m &{s/c}>; q = <&s>; };
+    t: plain { };
 };
 /delete-node/ &old;
 / { b { m: inner { }; }; };
+&t { r = <&m>; };
+/ { plain { path = &s; }; };
 )");
     REQUIRE_MESSAGE(l->tree, l->first_error());
     const Tree& t = *l->tree;
@@ -290,6 +293,9 @@ TEST_CASE("dts: a reference finds its label's node wherever the label is written
                                        "00000002"
                                        "00000001");
     CHECK(value_of(t, "/user", "q") == "00000003");
+    // references merged into a node that had none are resolved too
+    CHECK(value_of(t, "/plain", "r") == "00000002");
+    CHECK(value_of(t, "/plain", "path") == "2f736f6300"); // "/soc"
     // a deleted node's label is undefined, however often it was found before
     auto gone = load("/dts-v1/;\n/ { x: a { }; b { p = <&x>; }; };\n/delete-node/ &x;\n"
                      "/ { c { q = <&x>; }; };\n");
@@ -604,6 +610,8 @@ TEST_CASE("dts: resolution errors are located exactly") {
          "t.dts:2:17: error: duplicate label 'x' (also defined at t.dts:2:9)"},
         {"/dts-v1/;\n/ { a = <1>, \"s\" x:; x: n { }; };\n",
          "t.dts:2:22: error: duplicate label 'x' (also defined at t.dts:2:18)"},
+        {"/dts-v1/;\n/ { x: p = <1>; x: q = <2>; };\n",
+         "t.dts:2:20: error: duplicate label 'x' (also defined at t.dts:2:8)"},
         {"/dts-v1/;\n/ { a = [00 x: 01]; x: n { }; };\n",
          "t.dts:2:21: error: duplicate label 'x' (also defined at t.dts:2:13)"},
         {"/dts-v1/;\n/ { a = \"s\", <1>, &foo; };\n", "t.dts:2:19: error: undefined label 'foo'"},
