@@ -144,7 +144,6 @@ void Resolver::error(const Location& at, std::string message, std::string_view n
     errors_ = true;
 }
 
-// build_node: a fresh node from one syntax body, deleted markers included.
 namespace {
 // A board's nodes fit in this; a bigger one goes on in blocks from the heap.
 constexpr std::size_t arena_start_bytes = std::size_t{512} << 10;
@@ -167,6 +166,7 @@ Resolver::ArenaStart::~ArenaStart() {
     if (block) thread_arena.in_use = false;
 }
 
+// build_node: a fresh node from one syntax body, deleted markers included.
 BNode* Resolver::build(const syntax::Node& sn, BNode* parent) {
     BNode* n = new_node();
     n->name = sn.name;
@@ -313,10 +313,10 @@ BNode* Resolver::by_ref(std::string_view ref, std::uint32_t label_hash) const {
     if (!root_) return nullptr;
     if (ref == "/") return root_;
     if (ref.front() == '/') return by_path(root_, ref);
-    auto slash = ref.find('/');
-    BNode* target = by_label(ref.substr(0, slash), label_hash);
-    if (!target || slash == std::string_view::npos) return target;
-    return by_path(target, ref.substr(slash + 1));
+    const std::string_view label = syntax::reference_label(ref);
+    BNode* target = by_label(label, label_hash);
+    if (!target || label.size() == ref.size()) return target;
+    return by_path(target, ref.substr(label.size() + 1));
 }
 
 void Resolver::not_found(const syntax::Reference& ref) {

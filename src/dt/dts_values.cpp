@@ -133,8 +133,8 @@ void Parser::cells(syntax::Property& prop, syntax::ValueItem& item) {
             const syntax::Reference ref = reference(); // its span is the cell's (set below)
             cell.name = ref.target;
             cell.braced = ref.braced;
-            if (!ref.target.empty() && ref.target.front() != '/')
-                cell.label_hash = syntax::label_hash(ref.target.substr(0, ref.target.find('/')));
+            if (const auto label = syntax::reference_label(ref.target); !label.empty())
+                cell.label_hash = syntax::label_hash(label);
             if (item.bits != 32)
                 error(start, "references are only allowed in arrays with 32-bit elements");
         } else if (*p_ >= '0' && *p_ <= '9') {

@@ -68,6 +68,13 @@ struct Label {
     std::uint32_t hash = 0; // label_hash(name); 0: not computed
 };
 
+// The label a reference target starts with: "uart0" of "uart0" and "uart0/child"; empty for a
+// path ("/soc/serial@0").
+inline std::string_view reference_label(std::string_view target) {
+    if (target.empty() || target.front() == '/') return {};
+    return target.substr(0, target.find('/'));
+}
+
 // &label, &{/path} or &{label/path}
 struct Reference {
     std::string_view target; // "uart0", "/soc/serial@0", "uart0/child"
