@@ -2,8 +2,10 @@
 # The on-disk cache's fast paths against the reference tools, paired runs side by side (median
 # of N rounds, each round runs every contender once, in turn):
 #   1. one board inside the kernel tree with a full .config: cpp + dtc on that board, cmalign
-#      with --no-cache, with a cold cache (emptied before each run) and with a warm cache, and
-#      a stat(2) of each file the warm run's answer names, one thread in a bare process;
+#      with --no-cache, with a cold cache (emptied before each run) and with a warm cache; and
+#      the floor under the warm run: bench/stat_floor.cpp, a process that only stat(2)s each
+#      file the warm run's answer names, timed right after a cold run as the warm run is, and
+#      the same stats one after another inside a running process;
 #   2. --affected-by one .dtsi over the arch's boards: warm cache against the whole check;
 #   then bench/check-vs-dtc.sh (the whole tree against cpp + dtc, no cache) and
 #   bench/kconfig-vs-make.sh (config of a defconfig against make) when --all is given.
@@ -41,41 +43,50 @@ check() { "$cmalign" check --no-progress --kernel-tree . -c "$work/full.config" 
 cold() { rm -rf "$work/cold"; check --cache-dir "$work/cold" "$board"; }
 warm() { check --cache-dir "$work/warm" "$board"; }
 warm >/dev/null 2>&1 || true # fills the warm cache once
+answer=$(grep -l '^cmalign-answer' "$work"/warm/answer-* 2>/dev/null | head -1 || true)
+[[ -n $answer ]] || { echo "cache.sh: the warm run kept no answer" >&2; exit 1; }
+grep -P '^file\t' "$answer" | cut -f2 >"$work/answer-files"
+c++ -std=c++20 -O2 "$here/stat_floor.cpp" -pthread -o "$work/stat_floor"
+"$work/stat_floor" "$work/answer-files" || { echo "cache.sh: the answer names a missing file" >&2; exit 1; }
 for _ in $(seq "$rounds"); do
     echo "ref $(seconds reference)"
     echo "nocache $(seconds check --no-cache "$board")"
     echo "cold $(seconds cold)"
     echo "warm $(seconds warm)"
     echo "true $(seconds /bin/true)"
+    echo "cold $(seconds cold)"
+    echo "floor $(seconds "$work/stat_floor" "$work/answer-files")"
 done >"$work/one"
 get() { awk -v k="$1" '$1 == k { print $2 }' "$work/one" | median; }
 ref=$(get ref) nocache=$(get nocache) coldt=$(get cold) warmt=$(get warm) truet=$(get true)
+floor=$(get floor)
 echo "1. one board ($board) in $(basename "$tree"), full .config, median of $rounds paired rounds:"
-awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" -v t="$truet" 'BEGIN {
+awk -v r="$ref" -v n="$nocache" -v c="$coldt" -v w="$warmt" -v t="$truet" -v f="$floor" \
+    -v files="$(wc -l <"$work/answer-files")" 'BEGIN {
     printf "   cpp + dtc            %7.3f s\n", r
     printf "   cmalign --no-cache   %7.3f s  ratio %.2f\n", n, n / r
     printf "   cmalign cold cache   %7.3f s  ratio %.2f\n", c, c / r
     printf "   cmalign warm cache   %7.3f s  ratio %.3f  (goal <= 0.100)\n", w, w / r
+    printf "   floor: stat(2) only  %7.3f s  ratio %.3f  (bench/stat_floor.cpp: a process that\n", f, f / r
+    printf "                                  stats the %d files the answer names on as many\n", files
+    printf "                                  threads, timed after a cold run as warm is)\n"
     printf "   /bin/true            %7.3f s  (what starting a process from this script costs;\n", t
     printf "                                  hyperfine -N starts one in less)\n" }'
 
-# What the warm run's check of its entry costs by itself: one stat(2) of every file the answer
-# names (each can change the answer), one after another inside a process that does nothing else
-# (Debian's python3; the program shares them among threads).
-answer=$(grep -l '^cmalign-answer' "$work"/warm/answer-* 2>/dev/null | head -1 || true)
-[[ -n $answer ]] || { echo "cache.sh: the warm run kept no answer" >&2; exit 1; }
-stat_only=$(grep -P '^file\t' "$answer" | cut -f2 | /usr/bin/python3 -c '
+# The same stats one after another inside a process that is already running (Debian's python3):
+# what they cost without a process start or threads.
+stat_only=$(/usr/bin/python3 -c '
 import os, sys, time
-paths = sys.stdin.read().splitlines()
+paths = open(sys.argv[1]).read().splitlines()
 times = []
 for _ in range(15):
     t0 = time.perf_counter()
     for p in paths:
         os.stat(p)
     times.append(time.perf_counter() - t0)
-print(len(paths), sorted(times)[7])')
+print(len(paths), sorted(times)[7])' "$work/answer-files")
 awk -v r="$ref" -v f="${stat_only#* }" -v n="${stat_only%% *}" 'BEGIN {
-    printf "   stat(2) of the %d files the answer names, one thread, alone: %.4f s  ratio %.3f\n", n, f, f / r }'
+    printf "   the same stats in a running process, one thread: %.4f s  ratio %.3f\n", f, f / r }'
 
 dts_dir=arch/arm64/boot/dts
 affected() { check --cache-dir "$work/warm" -j "$(nproc)" "$dts_dir" --affected-by "$dtsi" --; }
