@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> paths;
     std::ifstream in(argv[1]);
+    if (!in) {
+        std::fprintf(stderr, "stat_floor: cannot read %s\n", argv[1]);
+        return 2;
+    }
     for (std::string line; std::getline(in, line);)
         paths.push_back(line);
     std::atomic<std::size_t> next{0};
