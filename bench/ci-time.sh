@@ -6,8 +6,8 @@
 #   bench/ci-time.sh [--keep]     measure; --keep leaves the clone (its path is printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Beside this checkout, as CI's is: the tests find the shared reference material at ../shared.
-clone=$(mktemp -d "$(cd .. && pwd)/cmalign-ci-time.XXXXXX")
+# .ci/run makes its own clone in an empty directory; this one only fixes what is measured (HEAD).
+clone=$(mktemp -d "${TMPDIR:-/tmp}/cmalign-ci-time.XXXXXX")
 [[ ${1:-} == --keep ]] || trap 'rm -rf "$clone"' EXIT
 git clone -q . "$clone"
 log=$clone.log

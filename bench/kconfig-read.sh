@@ -5,13 +5,12 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
-shared=${CMALIGN_SHARED_DIR:-$here/../shared}
 ksrc=${CMALIGN_KERNEL_SRC_DIR:-/opt/cmalign/ksrc}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 c++ -std=c++20 -O2 -DNDEBUG -I"$here/include" "$here/bench/kconfig_read.cpp" \
     "$build/libcmalign.a" -lfmt -lpthread -o "$out/kconfig_read"
-"$out/kconfig_read" "$shared"/testdata/oracle/configs/*.config.xz
+"$out/kconfig_read" "$here"/tests/data/oracle/configs/*.config.xz
 find "$ksrc"/linux-source-*/arch/*/configs "$ksrc"/linux-source-*/kernel/configs \
     \( -name '*defconfig' -o -name '*.config' \) -type f 2>/dev/null | sort |
     xargs "$out/kconfig_read"

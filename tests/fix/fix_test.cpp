@@ -76,12 +76,12 @@ TEST_CASE("rewrite_literal keeps the number's style") {
 }
 
 TEST_CASE("the upstream example: 4 MiB becomes 32 MiB on 16K pages, every other byte identical") {
-    std::string seed = std::string(CMALIGN_SHARED_DIR) + "/testdata/seed-example.dts";
+    std::string seed = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
     if (!cmalign::test::have_material(seed)) return;
     TempDir dir("seed");
     std::string path = dir / "seed-example.dts";
     fs::copy_file(seed, path);
-    // shared/ is read-only and the copy keeps its mode: fix refuses a read-only file.
+    // The copy keeps the source's mode, which may be read-only: fix refuses a read-only file.
     fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
     std::string before = read_file(path);
 
@@ -95,7 +95,7 @@ TEST_CASE("the upstream example: 4 MiB becomes 32 MiB on 16K pages, every other 
     CHECK(e.property == "size");
     CHECK(e.old_value == 4 * MiB);
     CHECK(e.new_value == 32 * MiB);
-    CHECK(e.where.line == 24); // "size = <0x0 0x400000>;" in the shared file
+    CHECK(e.where.line == 24); // "size = <0x0 0x400000>;" in the example file
     CHECK_FALSE(p.plan.unfixable);
 
     Diagnostics diags;
@@ -472,7 +472,7 @@ TEST_CASE("dynamic pools: a small `alignment` property is left alone") {
 }
 
 TEST_CASE("DTB in, DTB out through libfdt") {
-    std::string seed = std::string(CMALIGN_SHARED_DIR) + "/testdata/seed-example.dts";
+    std::string seed = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
     if (!cmalign::test::have_material(seed) || !cmalign::test::have_program("dtc")) return;
     TempDir dir("dtb");
     REQUIRE(run_shell("dtc -q -I dts -O dtb -o " + (dir / "b.dtb") + " " + seed).exit_code == 0);

@@ -14,7 +14,7 @@ import cmalign
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = os.environ.get("CMALIGN_CLI")
-SEED = ROOT / "examples/boards/upstream-commit-example.dts"  # shared/testdata/seed-example.dts
+SEED = ROOT / "examples/boards/upstream-commit-example.dts"
 REPO = ROOT / "examples/board-repo"
 SIXTEEN_K = dict(sets={"CONFIG_ARM64_16K_PAGES": "y"}, arch="arm64", kernel_version="6.16")
 COMMANDS = ["calc", "check", "fix", "suggest", "table", "config", "tree", "pcp", "heap", "map",

@@ -8,20 +8,16 @@ import subprocess
 import pytest
 
 import cmalign
-from material import needs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHARED = pathlib.Path(os.environ.get("CMALIGN_SHARED_DIR", ROOT.parent / "shared"))
 CLI = os.environ.get("CMALIGN_CLI")
 CONFIG = str(ROOT / "examples/configs/arm64-16k.config")
-SEED = SHARED / "testdata/seed-example.dts"
-
-pytestmark = needs(SEED)
+SEED = ROOT / "examples/boards/upstream-commit-example.dts"
 
 
 def test_plan_only_writes_nothing(tmp_path):
     board = tmp_path / "seed.dts"
-    shutil.copyfile(SEED, board)  # the content: shared/ is read-only, and so would the copy be
+    shutil.copyfile(SEED, board)  # the content only: the copy must be writable
     before = board.read_bytes()
     got = cmalign.fix(str(board), configs=[CONFIG])
     assert [(e["old"], e["new"], e["property"]) for e in got["edits"]] == [
@@ -38,7 +34,7 @@ def test_plan_only_writes_nothing(tmp_path):
 
 def test_in_place_and_out(tmp_path):
     board = tmp_path / "seed.dts"
-    shutil.copyfile(SEED, board)  # the content: shared/ is read-only, and so would the copy be
+    shutil.copyfile(SEED, board)  # the content only: the copy must be writable
     before = board.read_bytes()
     out = tmp_path / "out.dts"
     got = cmalign.fix(str(board), out=str(out), configs=[CONFIG])

@@ -16,11 +16,7 @@ import cmalign
 
 KSRC = "/opt/cmalign/ksrc"
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORACLES = [
-    os.path.join(os.environ.get("CMALIGN_SHARED_DIR", os.path.join(HERE, "..", "..", "..", "shared")),
-                 "testdata", "oracle"),
-    os.path.join(HERE, "..", "data", "oracle"),
-]
+ORACLES = [os.path.join(HERE, "..", "data", "oracle")]
 CLI = os.environ.get("CMALIGN_CLI", os.path.join(HERE, "..", "..", "build", "cmalign"))
 # make ARCH -> arch/<dir>
 SRCARCH = {"x86_64": "x86", "i386": "x86", "sparc64": "sparc"}

@@ -1,4 +1,4 @@
-// Real material (Debian kernel trees, shared/ test data, dtc, cpp) for the tests that need it.
+// Real material (Debian kernel trees, kernel images, dtc, cpp) for the tests that need it.
 //
 // A test that cannot find its material must not pass quietly: where material is required (the
 // environment variable CI is set, as in CI, or the build sets CMALIGN_REQUIRE_MATERIAL=ON) a
