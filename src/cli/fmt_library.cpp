@@ -17,8 +17,14 @@ template auto locale_ref::get<std::locale>() const -> std::locale;
 template auto thousands_sep_impl(locale_ref) -> thousands_sep_result<char>;
 template auto decimal_point_impl(locale_ref) -> char;
 template void buffer<char>::append(const char*, const char*);
+// The argument type of vformat_to() changed with fmt 10 (Debian 12 has fmt 9, 13 fmt 10,
+// unstable fmt 11); each version's src/format.cc instantiates it so.
+#if FMT_VERSION >= 100000
+template void vformat_to(buffer<char>&, string_view, typename vformat_args<>::type, locale_ref);
+#else
 template void vformat_to(buffer<char>&, string_view, basic_format_args<FMT_BUFFER_CONTEXT(char)>,
                          locale_ref);
+#endif
 
 template auto thousands_sep_impl(locale_ref) -> thousands_sep_result<wchar_t>;
 template auto decimal_point_impl(locale_ref) -> wchar_t;

@@ -100,33 +100,24 @@ bool same_expr(const Tree& t, int a, int b) {
     }
 }
 
-void and_terms(const Tree& t, int e, std::vector<int>& out) {
-    if (e == none) return;
-    if (t.exprs[e].op == Op::and_) {
-        and_terms(t, t.exprs[e].left, out);
-        and_terms(t, t.exprs[e].right, out);
-        return;
-    }
-    out.push_back(e);
+// Whether `term` is one of the && terms of `e`.
+bool has_and_term(const Tree& t, int e, int term) {
+    if (e == none) return false;
+    if (t.exprs[e].op == Op::and_)
+        return has_and_term(t, t.exprs[e].left, term) || has_and_term(t, t.exprs[e].right, term);
+    return same_expr(t, e, term);
 }
 
 // menu_finalize()'s "superset" test, on && chains: every term of `base` (the symbol's prompt
-// condition) is also a term of `dep`, e.g. '(sym || Q) && R' when sym depends on R.
+// condition) is also a term of `dep`, e.g. '(sym || Q) && R' when sym depends on R. Walks both
+// chains in place: no term lists to allocate (gcc 14 also misreads freeing those as freeing
+// a non-heap object once inlined into finalize_entry).
 bool superset_of(const Tree& t, int dep, int base) {
-    std::vector<int> have, need;
-    and_terms(t, dep, have);
-    and_terms(t, base, need);
-    for (int n : need) {
-        if (t.exprs[n].op == Op::symbol && t.exprs[n].left == t.sym_yes) continue;
-        bool found = false;
-        for (int h : have)
-            if (same_expr(t, h, n)) {
-                found = true;
-                break;
-            }
-        if (!found) return false;
-    }
-    return true;
+    if (base == none) return true;
+    if (t.exprs[base].op == Op::and_)
+        return superset_of(t, dep, t.exprs[base].left) && superset_of(t, dep, t.exprs[base].right);
+    if (t.exprs[base].op == Op::symbol && t.exprs[base].left == t.sym_yes) return true;
+    return has_and_term(t, dep, base);
 }
 
 } // namespace
