@@ -19,7 +19,8 @@ private_apt_opts() {
         -o "Dir::Etc::preferencesparts=$CMALIGN_APT/empty.d" -o "Dir::Etc::preferences=$CMALIGN_APT/preferences" \
         -o "Dir::State::Lists=$CMALIGN_APT/lists" -o "Dir::Cache::archives=$CMALIGN_APT/archives" \
         -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "APT::Get::List-Cleanup=0" \
-        -o "APT::Architectures=$CMALIGN_APT_ARCHES" -o "APT::Sandbox::User=root"
+        -o "APT::Architectures=$CMALIGN_APT_ARCHES" -o "APT::Sandbox::User=root" \
+        -o "Acquire::Check-Valid-Until=false"
 }
 
 private_apt_setup() {
