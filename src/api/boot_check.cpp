@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/boot/qemu.hpp"

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 #include "cmalign/api.hpp"
 #include "cmalign/boot_check.hpp"

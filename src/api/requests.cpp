@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 #include "cmalign/core/error.hpp"
 #include "cmalign/core/size.hpp"

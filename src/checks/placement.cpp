@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 #include "cmalign/core/interval.hpp"
 #include "cmalign/internal/core/amount.hpp"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 namespace cmalign::cli {
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/report/json.hpp"
