@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times `cmalign check` over every arm64 board of a kernel tree against the reference pipeline
 # (cpp + dtc, exactly as the kernel build runs them) over the same boards, side by side, both on
-# all cores, and prints the ratio of each paired round and their median (the issue's goal: 1/30).
+# all cores, and prints the ratio of each paired round and their median (the goal: 1/30).
 # This kind of VM drifts by tens of percent between minutes: compare medians, not single rounds.
 # Measure the program the README's first command builds (a Release build, -O3): a RelWithDebInfo
 # build (-O2) runs the whole tree about 5 % slower (2 % more instructions).
@@ -16,7 +16,7 @@ jobs=$(nproc)
 dts_dir=$tree/arch/$arch/boot/dts
 config=$(mktemp --suffix=.config)
 out=$(mktemp -d)
-cache=$(mktemp -d) # cold: an empty cache directory, as the issue measures it (not ~/.cache's entries)
+cache=$(mktemp -d) # cold: an empty cache directory (not ~/.cache's entries)
 trap 'rm -rf "$config" "$out" "$cache"' EXIT
 printf 'CONFIG_ARM64=y\nCONFIG_ARM64_16K_PAGES=y\nCONFIG_HUGETLBFS=y\nCONFIG_CMA=y\nCONFIG_DMA_CMA=y\n' >"$config"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-material figure: of the boards of a kernel tree that declare a CMA pool, how
+# A real-material figure: of the boards of a kernel tree that declare a CMA pool, how
 # many lose one with the defconfig's alignment at each page size (arm64 6.12/7.2: 4K/16K/64K →
 # 2/32/512 MiB; 5.10: 4/32/512 MiB; arm multi_v7 and riscv: 4K only).
 # Compiles every board with cpp + dtc (bench/compile-dtbs.sh, all cores), then runs

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The hardening issue's hostile inputs, timed: each must end (a located error or the right
-# answer) within two seconds. The reference tools (cpp + dtc for the DTS inputs) run on the same
+# Hostile inputs, timed: each must end (a located error or the right answer) within two
+# seconds. The reference tools (cpp + dtc for the DTS inputs) run on the same
 # files side by side; their time and the ratio are printed, with what each tool answered.
 #
 #   bench/hostile-inputs.sh [CMALIGN_BINARY]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Speed: parse + evaluate a kernel tree's Kconfig from a defconfig (cmalign config --kernel-tree)
 # against `make ARCH=A defconfig` with scripts/kconfig/conf already built, side by side.
-# Goal (issue 7): cmalign <= 1/10 of make's time.
+# Goal: cmalign <= 1/10 of make's time.
 # Usage: bench/kconfig-vs-make.sh [BUILD_DIR] [TREE] [ARCH] [DEFCONFIG] [RUNS]
 set -eu
 build=${1:-build}

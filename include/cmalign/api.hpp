@@ -64,7 +64,7 @@ struct ResolveEnvironment {
     static ResolveEnvironment current(); // the working directory only
 };
 
-// Fills in what the user did not give (issue 7, "found without asking"), and says so in one note:
+// Fills in what the user did not give ("found without asking"), and says so in one note:
 //  - kernel_tree: the tree a -c file, an input file (`inputs`: DTS/DTB) or the working
 //    directory lies in, in that order;
 //  - arch: from a config path arch/<arch>/configs/…, else an input path arch/<arch>/boot/dts/…,

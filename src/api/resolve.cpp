@@ -1,5 +1,5 @@
 // resolve_config_options(): the kernel tree and arch a user did not name but gave away by where
-// they stand or which files they passed (issue 7, "found without asking").
+// they stand or which files they passed ("found without asking").
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>

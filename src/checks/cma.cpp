@@ -136,7 +136,7 @@ extern const CheckInfo cma_size_alignment{
 // `reusable` node; any error but -ENOENT makes the caller print "node %s compatible matching fail"
 // and give the memory back (memblock_phys_free). With no handler at all (-ENOENT) the memory stays
 // reserved but rmem->ops stays NULL, so of_reserved_mem_device_init() fails with -EINVAL for every
-// device that names the region. Either way the pool is lost: an error (issue 7, item 6).
+// device that names the region. Either way the pool is lost: an error.
 // From v7.1 rmem_dma_setup() declines `reusable` with -ENODEV like a missing handler, so the
 // memory stays reserved in both cases (7.2.13 kernel/dma/coherent.c).
 

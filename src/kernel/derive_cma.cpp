@@ -13,7 +13,7 @@ void Deriver::resolve_cma() {
     // A full .config (kconfig's header) or a Kconfig evaluation lists every visible symbol, so an
     // absent CMA there is n. A defconfig or fragment leaves CMA and DMA_CMA to Kconfig, where
     // `select` often turns them on (drivers/gpu/drm/etnaviv/Kconfig: select DMA_CMA): assuming n
-    // would hide every finding on a CMA pool, so they are assumed y (issue 7, item 5).
+    // would hide every finding on a CMA pool, so they are assumed y.
     std::vector<StepInput> inputs;
     bool complete = complete_config();
     if (const auto* e = entry("CMA")) {

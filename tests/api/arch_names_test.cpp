@@ -1,4 +1,4 @@
-// Every name of the arch table works wherever the arch's own name does (issue 22, item 1): the
+// Every name of the arch table works wherever the arch's own name does: the
 // kernel model's parse_arch(), the Kconfig evaluation's make ARCH and arch/<SRCARCH>, and inside a
 // real kernel tree (`calc --arch ppc64el` failed with "has no arch/ppc64el").
 #include <doctest/doctest.h>

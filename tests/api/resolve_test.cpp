@@ -1,4 +1,4 @@
-// resolve_config_options(): the kernel tree and arch found without asking (issue 7, item 3).
+// resolve_config_options(): the kernel tree and arch found without asking.
 #include <doctest/doctest.h>
 
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // `table` and every command that derives a model share one policy for a kernel version outside
-// the modelled range (issue 22, item 2): older is an error, newer a warning.
+// the modelled range: older is an error, newer a warning.
 #include <doctest/doctest.h>
 
 #include "cmalign/api.hpp"

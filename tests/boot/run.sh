@@ -29,7 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 py=/usr/bin/python3
 
-# The "done when": both pools lost on the 16K kernel, as check says; both created on 4K.
+# Both pools lost on the 16K kernel, as check says; both created on 4K.
 seed=$root/examples/boards/seed-board.dts
 status=0
 "$cmalign" boot-check "$seed" --kernel "$kernels/6.12-arm64-16k/vmlinuz" --format json \

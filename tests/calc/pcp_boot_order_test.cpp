@@ -1,4 +1,4 @@
-// The PCP model in boot order (issue 21). A second, deliberately plain model written from the
+// The PCP model in boot order. A second, deliberately plain model written from the
 // kernel sources runs the steps as the kernel runs them, and compute_pcp() must agree with it for
 // watermark_scale_factor 1, 10, 1000, 3000 and THP always/madvise/never:
 //   postcore_initcall init_per_zone_wmark_min()  calculate_min_free_kbytes(),
@@ -151,7 +151,7 @@ TEST_CASE("scale factors 1, 10, 1000, 3000 with THP always/madvise/never, in boo
     }
 }
 
-TEST_CASE("the issue's example: the scale factor does not move min_free_kbytes") {
+TEST_CASE("worked example: the scale factor does not move min_free_kbytes") {
     // One 16K zone of 64880 managed pages, THP always. The sqrt rule: int_sqrt(64880 * 16 * 16 =
     // 16609280) = 4075 KiB → pages_min 254: min 254, delta max(254 >> 2 = 63,
     // mult_frac(64880, 10, 10000) = 64) = 64, high 382. So nr_free_buffer_pages() = 64880 - 382
@@ -192,8 +192,8 @@ TEST_CASE("6.1 reports the high-order free path as it is: the whole list, not ba
     CHECK(r61.zones[2].max_pages_high_order_free > r61.zones[2].max_pages_per_lock);
 }
 
-TEST_CASE("issue 21's example: arm64 16K, 6.12, 1 GiB, THP always, watermark_scale_factor 1000") {
-    // 51904 is what an independent model written from the 6.1/6.12 sources computes (issue 21);
+TEST_CASE("worked example: arm64 16K, 6.12, 1 GiB, THP always, watermark_scale_factor 1000") {
+    // 51904 is what an independent model written from the 6.1/6.12 sources computes;
     // the hand model above must give it too from the managed pages cmalign assumed.
     PcpRequest r;
     r.config.config_files = {std::string(CMALIGN_SOURCE_DIR) +

@@ -62,7 +62,7 @@ TEST_CASE("zone_batchsize at every rounding step, 4K pages") {
 
 TEST_CASE("zone_batchsize on 16K and 64K pages: the 1 MiB cap") {
     // 16K: cap 1M/16K = 64 → 16; 16 + 8 = 24 → 16 - 1 = 15.
-    CHECK(zone_batchsize(524288, 16384) == 15); // 8 GiB of 16K pages (issue's figure)
+    CHECK(zone_batchsize(524288, 16384) == 15); // 8 GiB of 16K pages
     CHECK(zone_batchsize(65536, 16384) == 15);  // 64 / 4 = 16, the cap exactly
     CHECK(zone_batchsize(64511, 16384) == 15);  // 62 / 4 = 15; 15 + 7 = 22 → 16 - 1
     CHECK(zone_batchsize(45055, 16384) == 7);   // 43 / 4 = 10; 10 + 5 = 15 → 8 - 1

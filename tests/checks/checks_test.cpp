@@ -363,7 +363,7 @@ TEST_CASE("cma-disabled") {
     auto t = board({cma_pool("linux,cma", 32u << 20)});
     auto f = findings(check_tree(t, m), "cma-disabled");
     REQUIRE(f.size() == 1);
-    // A pool the kernel does not create is an error whatever the reason (issue 7, item 6).
+    // A pool the kernel does not create is an error whatever the reason.
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "CONFIG_DMA_CMA is not set"));
     // Unknown DMA_DECLARE_COHERENT: both outcomes of __reserved_mem_init_node() are named.

@@ -158,8 +158,8 @@ TEST_CASE("every kept fuzz input runs through the program to an exit status, nev
     CHECK(ran >= 6);
 }
 
-TEST_CASE("the two aborts of issue 21 end in exit 2 with a located error") {
-    fs::path work = fs::temp_directory_path() / "cmalign-issue21-aborts";
+TEST_CASE("the two fuzz-found aborts end in exit 2 with a located error") {
+    fs::path work = fs::temp_directory_path() / "cmalign-fuzz-aborts";
     fs::remove_all(work);
     fs::create_directories(work);
     SUBCASE("an overlay __fixups__ offset of 26 digits") {

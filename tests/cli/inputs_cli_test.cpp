@@ -50,7 +50,7 @@ std::size_t boards_of(const std::string& json_text) {
 } // namespace
 
 TEST_CASE("a repeatable option takes one value: the inputs after it are still checked") {
-    // -I between two boards (the example), -c before both, -D and --set in between.
+    // -I between two boards, -c before both, -D and --set in between.
     for (const std::string& args :
          {"check " + evk + " -I " + include + " " + mini + " " + cfg,
           "check " + cfg + " -I " + include + " " + evk + " " + mini,

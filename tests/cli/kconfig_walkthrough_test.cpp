@@ -1,4 +1,4 @@
-// Issue 7 end to end: the new user's walkthrough inside a real kernel tree, found without asking,
+// End to end: the new user's walkthrough inside a real kernel tree, found without asking,
 // and guesses that no longer hide findings. The cases marked NEEDS-EVALUATOR pass only with the
 // Kconfig evaluator (branch `kconfig`, kconfig::olddefconfig() in load_config()): CMA=y and
 // DMA_CMA=y of arm64 defconfig come from Kconfig, a defconfig never spells them.

@@ -1,4 +1,4 @@
-// Input limits (include/cmalign/core/limits.hpp): the hostile inputs of the hardening issue end in
+// Input limits (include/cmalign/core/limits.hpp): the inputs of bench/hostile-inputs.sh end in
 // a located error (exit 2) or a correct answer, never a crash; --limit raises a bound.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Every reader bounded the same way (issue 21): logs under file-bytes/line-bytes, devices and
+// Every reader bounded the same way: logs under file-bytes/line-bytes, devices and
 // named FIFOs read to their current end, anonymous pipes to their writer's end, binary junk one
 // located error, an error cap per input, and the configurations users have (/proc/config.gz,
 // .xz, .zst, a kernel image with IKCONFIG) read as the text they hold.

@@ -1,4 +1,4 @@
-// Writes say no the same way everywhere (issue 21): fix --in-place, fix -o and map -o refuse a
+// Writes say no the same way everywhere: fix --in-place, fix -o and map -o refuse a
 // read-only target with the reason, exit 2, and leave its bytes and mode as they were.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI subset of tests/differential/kconfig-truth + tests/differential/kconfig-compare (issue 7): the kernel's own
+# CI subset of tests/differential/kconfig-truth + tests/differential/kconfig-compare: the kernel's own
 # `make ARCH=A NAME` (host tools, out of tree) for a handful of defconfigs of Debian's 6.12 tree
 # and one of 6.1, then `cmalign config --kernel-tree T --arch A -c <defconfig> [-c <fragment>]`
 # against it (plain mode: >= 98 % of symbols, every deciding symbol).

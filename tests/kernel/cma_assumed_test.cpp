@@ -1,4 +1,4 @@
-// Issue 7, item 5: a guess never hides a finding. CMA/DMA_CMA left out of a defconfig or fragment
+// A guess never hides a finding. CMA/DMA_CMA left out of a defconfig or fragment
 // are assumed on (so pools are checked), believed when the inputs say off, and taken as n only
 // where absence means n: a .config kconfig wrote, or one evaluated from a kernel tree.
 #include <doctest/doctest.h>

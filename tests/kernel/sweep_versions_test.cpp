@@ -82,7 +82,7 @@ TEST_CASE("every modelled version where the alignment changes is a rule boundary
             }
         }
     }
-    // The boundaries the issue names: max order semantics (v6.4), THP-only 4K (v6.10),
+    // The version boundaries: max order semantics (v6.4), THP-only 4K (v6.10),
     // PAGE_BLOCK_ORDER (v6.16) and its rename (v6.17).
     auto names = strs(boundaries);
     for (const char* v : {"6.4", "6.10", "6.16", "6.17"})

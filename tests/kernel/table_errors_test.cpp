@@ -257,7 +257,7 @@ TEST_CASE("arch and version from the config, defaults as assumptions") {
     CHECK(mentions("CONFIG_ARM64=y"));
     CHECK(mentions("ARM64_4K_PAGES"));       // the page size default
     CHECK(mentions("ARCH_FORCE_MAX_ORDER")); // the max order default
-    // A fragment leaves CMA to Kconfig: assumed on so CMA pools get checked (issue 7, item 5).
+    // A fragment leaves CMA to Kconfig: assumed on so CMA pools get checked.
     CHECK(mentions("CONFIG_CMA not in the inputs"));
     CHECK(mentions("PAGE_BLOCK_MAX_ORDER")); // ≥ 6.17 option default
     // --kernel-tree's version is used when the config has none.

@@ -1,4 +1,4 @@
-// Issue 22, item 2: the version facts in one place each. The Kconfig dialect rows of the kconfig
+// The version facts in one place each. The Kconfig dialect rows of the kconfig
 // layer give both the evaluation's Dialect and the kernel layer's out-of-range rows; one policy
 // for versions outside the modelled range; the page size and max-order questions fix/ asks.
 #include <doctest/doctest.h>

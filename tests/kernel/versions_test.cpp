@@ -173,7 +173,7 @@ TEST_CASE("v6.8/v6.9: MAX_CMA_AREAS loses its + 1") {
     REQUIRE(nocma);
     CHECK_FALSE(nocma->cma);
     CHECK(nocma->cma_areas == 0);
-    // Left out of a fragment, CMA is assumed on (issue 7, item 5), with the UMA default.
+    // Left out of a fragment, CMA is assumed on, with the UMA default.
     auto unsaid = calc("arm64", "6.9", {});
     REQUIRE(unsaid);
     CHECK(unsaid->cma_assumed);

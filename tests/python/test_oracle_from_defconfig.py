@@ -1,5 +1,5 @@
 """calc from a defconfig + fragment, evaluated through the kernel tree's Kconfig, against the
-kernel-header oracle (issue 7): the values the real kernel's compiler computed for
+kernel-header oracle: the values the real kernel's compiler computed for
 `make <defconfig>` + the case's fragment + `make olddefconfig`.
 
 The oracle's complete .configs are tested elsewhere (tests/kernel/truth_test.cpp); here cmalign

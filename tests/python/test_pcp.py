@@ -1,4 +1,4 @@
-"""cmalign.pcp and cmalign.heap give the CLI's JSON; figures of issue 8 derived by hand."""
+"""cmalign.pcp and cmalign.heap give the CLI's JSON; the RZ/G3S figures derived by hand."""
 import json
 import os
 import pathlib
@@ -48,7 +48,7 @@ def test_changed_sysctl_is_reported():
     assert all(zone == "DMA" for zone, _ in diffs)
 
 
-def test_rzg3s_issue_figures():
+def test_rzg3s_figures():
     got = cmalign.pcp(memory="1G", memory_base=0x48000000, cpus=1, arch="arm64",
                       kernel_version="6.12", sets={"CONFIG_ARM64_4K_PAGES": "y"})
     assert got["batch"] == 63
