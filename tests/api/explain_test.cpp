@@ -414,3 +414,41 @@ TEST_CASE("a log of only reserved-memory lines, nothing else given: an answer, n
     CHECK(with_config.version->str() == "6.12.117");
     CHECK(with_config.version_source == "the configuration's header");
 }
+
+TEST_CASE("\"cma: Failed to reserve\" is the one node inside a fixed cma= area's") {
+    auto dts = [](const std::string& name, const std::string& bootargs) {
+        return write_log(name, "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                               "chosen { bootargs = \"" +
+                                   bootargs +
+                                   "\"; };\n"
+                                   "memory@40000000 { device_type = \"memory\"; reg = <0 "
+                                   "0x40000000 0 0x40000000>; };\n"
+                                   "reserved-memory { #address-cells = <2>; #size-cells = <2>; "
+                                   "ranges;\n"
+                                   "modem@50800000 { reg = <0 0x50800000 0 0x100000>; no-map; };\n"
+                                   "tee@5e000000 { reg = <0 0x5e000000 0 0x100000>; no-map; }; "
+                                   "}; };\n");
+    };
+    ExplainRequest request;
+    request.config.config_files = {config_4k};
+    request.log_path = write_log("cma-failed.log", "Linux version 6.12.117 (x) #1\n"
+                                                   "cma: Failed to reserve 16 MiB on node -1\n");
+    // cma=16M@0x50000000: mm/cma.c cma_declare_contiguous_nid() finds the fixed range reserved.
+    request.board = dts("cma-fixed.dts", "console=ttyS0 cma=16M@0x50000000");
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    const auto& modem = node(o, "modem@50800000");
+    REQUIRE(modem.log.size() == 1);
+    CHECK(modem.log[0].matched_by.find("inside the fixed area of cma=16M@0x50000000") !=
+          std::string::npos);
+    CHECK(modem.outcome == NodeOutcome::absent); // the node is reserved; the cma= area is lost
+    CHECK(modem.message.find("could not reserve the cma= area") != std::string::npos);
+    CHECK(node(o, "tee@5e000000").log.empty());
+    CHECK(o.unexplained.empty());
+    // Without a fixed base no node alone can have caused it.
+    request.board = dts("cma-floating.dts", "console=ttyS0 cma=16M");
+    auto floating = run_explain(request);
+    REQUIRE(floating.errors.empty());
+    CHECK(floating.unexplained.size() == 1);
+    CHECK(node(floating, "modem@50800000").log.empty());
+}
