@@ -122,9 +122,7 @@ void find_arch(const ExplainRequest& request, ConfigOptions& config, ExplainOutc
                         "it: explaining for arm64 (give --arch)");
 }
 
-// Whether check's finding `d` concerns `region`: it is on the node or on an ancestor
-// (/reserved-memory: reserved-memory-format), or it is about no /reserved-memory node (the
-// command line, /memory) and names the node in its words.
+// `name` stands in `text` as a whole word of DT name characters.
 bool names_node(const std::string& text, const std::string& name) {
     auto is_name_char = [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == ',' || c == '.' || c == '_' ||
@@ -139,6 +137,10 @@ bool names_node(const std::string& text, const std::string& name) {
     return false;
 }
 
+// Whether check's finding `d` concerns `region`: it is on the node or on an ancestor
+// (/reserved-memory: reserved-memory-format), or it is about no /reserved-memory node (the
+// command line, /memory) and names the node in its words (its path, or its name with its unit
+// address).
 bool concerns(const Diagnostic& d, const reserved::Region& region,
               const std::string& reserved_memory_path) {
     if (d.node == region.path) return true;
@@ -147,7 +149,10 @@ bool concerns(const Diagnostic& d, const reserved::Region& region,
         !reserved_memory_path.empty() &&
         (d.node == reserved_memory_path || d.node.starts_with(reserved_memory_path + "/"));
     if (about_reserved_memory || d.node == "/") return false;
-    return names_node(d.message, region.path) || names_node(d.message, region.name);
+    // A bare name ("cma") is a common word of the command line's findings; a unit address
+    // makes it the node's.
+    return names_node(d.message, region.path) ||
+           (region.name.find('@') != std::string::npos && names_node(d.message, region.name));
 }
 
 // One explanation per /reserved-memory node: check's findings that concern it and fix's plan for
