@@ -67,10 +67,11 @@ CheckOutcome run_check(const CheckRequest& request);
 
 // The inputs (already expanded: files) whose tree includes one of `changed`, through the
 // preprocessor's record of every file it read (#include at any depth, found through -I, the
-// kernel's include prefixes or the including file's directory), or that are one of them. A DTB
-// has no include record: it is affected only when named. A changed file that is one of
-// `config_files` (the -c inputs) affects every input. Paths are compared after resolving
-// symlinks and "..". Inputs that cannot be preprocessed are kept (so their error is reported).
+// kernel's include prefixes or the including file's directory) and the DTS parser's record of
+// the files dtc's /include/ and /incbin/ read, or that are one of them. A DTB has no include
+// record: it is affected only when named. A changed file that is one of `config_files` (the -c
+// inputs) affects every input. Paths are compared after resolving symlinks and "..". Inputs that
+// cannot be preprocessed (or, with /include/, parsed) are kept (so their error is reported).
 // With `cache_dir` the include graph of each board is kept there and read back while every file
 // in it is unchanged (ConfigOptions::cache_dir).
 std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inputs,

@@ -1,5 +1,6 @@
-// check --affected-by: which boards a change reaches, from the preprocessor's record of the files
-// each board read (a pull request that edits a shared .dtsi → exactly the boards to check).
+// check --affected-by: which boards a change reaches, from the preprocessor's and the DTS parser's
+// record of the files each board read (a pull request that edits a shared .dtsi → exactly the
+// boards to check).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -62,10 +63,11 @@ bool is_blob(const std::string& path) {
     return got && *got == sizeof magic && dt::has_fdt_magic(magic);
 }
 
-// The include graph of one board in the on-disk cache: every file its preprocessing read, with
-// its identity (core/disk_cache.hpp), keyed by the build, the board and the preprocessor's
-// options. Read back only while every one of those files is unchanged; one entry per board and
-// option set, rewritten in place, so the directory grows with the boards, not with the runs.
+// The include graph of one board in the on-disk cache: every file its preprocessing, /include/
+// and /incbin/ read, with its identity (core/disk_cache.hpp), keyed by the build, the board and
+// the preprocessor's options. Read back only while every one of those files is unchanged; one
+// entry per board and option set, rewritten in place, so the directory grows with the boards,
+// not with the runs.
 constexpr const char* graph_kind = "includes";
 constexpr const char* graph_format = "cmalign-include-graph\t1";
 
@@ -126,12 +128,20 @@ std::optional<std::vector<std::string>> detail::board_sources(const std::string&
     if (is_blob(input)) return std::vector<std::string>{canonical_path(input)};
     Diagnostics diags;
     auto text = dt::preprocess(input, options, cache, diags);
-    // dtc's /include/ is read by the DTS parser, after the preprocessor: its files are not in
-    // this record, so the board's sources are not known.
-    if (!text || text->text.find("/include/") != std::string::npos) return std::nullopt;
+    if (!text) return std::nullopt;
     std::vector<std::string> files;
     for (const auto& file : text->files)
         if (file) files.push_back(canonical_path(file->path));
+    // dtc's /include/ and /incbin/ are read by the DTS parser, after the preprocessor: the parse
+    // records them. A board that does not parse has unknown sources (it is checked, so its error
+    // is reported).
+    if (text->text.find("/include/") != std::string::npos ||
+        text->text.find("/incbin/") != std::string::npos) {
+        auto parsed = dt::parse(*text, dt::parse_options_for(options), cache, diags);
+        if (!parsed) return std::nullopt;
+        for (const auto& path : parsed->read_paths)
+            files.push_back(canonical_path(path));
+    }
     return files;
 }
 

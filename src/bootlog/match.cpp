@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace cmalign::bootlog {
 
 const char* to_string(NodeOutcome outcome) {
@@ -63,6 +65,7 @@ std::optional<NodeOutcome> outcome_of(Event e) {
     case Event::skipping_cma_default:
         return NodeOutcome::bypassed;
     case Event::unable_to_setup:
+    case Event::unsupported_format:
     case Event::matching_fail:
     case Event::failed_to_allocate:
     case Event::failed_to_reserve:
@@ -89,6 +92,19 @@ bool is_pool(const reserved::Region& r) {
            r.declared_kind == reserved::Kind::restricted || r.shared_dma_pool;
 }
 
+// A line an init function prints when it takes the node: "initialized node" follows it in every
+// version. The other lines naming no node are printed by a failing init.
+bool printed_on_success(Event e) {
+    return e == Event::created_cma_pool || e == Event::created_dma_pool ||
+           e == Event::created_restricted_pool;
+}
+
+void attach_line(NodeLog& n, const reserved::Region& region, const Message& m) {
+    n.lines.push_back(m);
+    if (m.event == Event::region_listed && is_pool(region)) return;
+    if (auto o = outcome_of(m.event); o && strength(*o) > strength(n.outcome)) n.outcome = *o;
+}
+
 class Matcher {
 public:
     explicit Matcher(const std::vector<reserved::Region>& regions) : regions_(regions) {
@@ -110,6 +126,7 @@ private:
     const std::vector<reserved::Region>& regions_;
     Matching out_;
     std::vector<Message> pending_; // lines naming no node, waiting for their init line
+    std::vector<Message> orphans_; // failure lines an "initialized node" line passed over
 
     // The node the kernel's name stands for.
     std::optional<std::size_t> find_node(const std::string& name) const {
@@ -126,12 +143,7 @@ private:
         return only;
     }
 
-    void attach(std::size_t i, const Message& m) {
-        auto& n = out_.nodes[i];
-        n.lines.push_back(m);
-        if (m.event == Event::region_listed && is_pool(regions_[i])) return;
-        if (auto o = outcome_of(m.event); o && strength(*o) > strength(n.outcome)) n.outcome = *o;
-    }
+    void attach(std::size_t i, const Message& m) { attach_line(out_.nodes[i], regions_[i], m); }
 
     void take(const Message& m) {
         if (m.event == Event::skipping_cma_default) {
@@ -149,6 +161,10 @@ private:
             pending_.push_back(m);
             return;
         }
+        if (m.event == Event::unsupported_format || m.event == Event::cmdline_failed) {
+            out_.orphans.push_back(m);
+            return;
+        }
         if (m.nodes.empty()) {
             out_.other.push_back(m);
             return;
@@ -158,36 +174,62 @@ private:
 
     void take_named(const Message& m) {
         bool init_line = m.event == Event::initialized_node || m.event == Event::matching_fail;
+        if (!init_line) {
+            take_named_lines(m, {});
+            return;
+        }
+        // A succeeding init printed only success lines; a failure line before it belongs to an
+        // earlier node whose failure no line named (a 4.x kernel).
+        std::vector<Message> own;
+        for (auto& p : pending_) {
+            if (m.event == Event::initialized_node && !printed_on_success(p.event))
+                orphans_.push_back(std::move(p));
+            else
+                own.push_back(std::move(p));
+        }
+        pending_.clear();
+        take_named_lines(m, own);
+    }
+
+    void take_named_lines(const Message& m, const std::vector<Message>& own) {
         bool any = false;
         for (const auto& name : m.nodes) {
             if (auto i = find_node(name)) {
-                if (init_line)
-                    for (const auto& p : pending_)
-                        attach(*i, p);
+                for (const auto& p : own)
+                    attach(*i, p);
                 attach(*i, m);
                 any = true;
             }
         }
         if (!any) {
-            if (init_line)
-                out_.unmatched.insert(out_.unmatched.end(), pending_.begin(), pending_.end());
+            out_.unmatched.insert(out_.unmatched.end(), own.begin(), own.end());
             out_.unmatched.push_back(m);
         }
-        if (init_line) pending_.clear();
     }
 
-    // Lines no init line followed (a truncated log): a created pool is found by its base.
+    // Lines no init line took (a truncated log, a 4.x kernel): a created pool is found by its
+    // base; the rest are left to the caller.
     void place_pending_by_base() {
-        for (const auto& p : pending_) {
+        orphans_.insert(orphans_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
+        std::stable_sort(orphans_.begin(), orphans_.end(), [](const auto& a, const auto& b) {
+            return a.line_number < b.line_number;
+        });
+        for (auto& p : orphans_) {
             std::optional<std::size_t> by_base;
-            if (p.base)
+            if (p.base && printed_on_success(p.event))
                 for (std::size_t i = 0; i < regions_.size(); ++i)
                     if (regions_[i].base == p.base) by_base = i;
-            if (by_base)
+            if (by_base) {
+                p.matched_by = fmt::format("its base {:#x} is this node's", *p.base);
                 attach(*by_base, p);
-            else
-                out_.other.push_back(p);
+            } else {
+                out_.orphans.push_back(std::move(p));
+            }
         }
+        std::stable_sort(
+            out_.orphans.begin(), out_.orphans.end(),
+            [](const auto& a, const auto& b) { return a.line_number < b.line_number; });
     }
 };
 
@@ -196,6 +238,14 @@ private:
 Matching match_nodes(const std::vector<Message>& messages,
                      const std::vector<reserved::Region>& regions) {
     return Matcher(regions).run(messages);
+}
+
+void attribute(Matching& matching, const std::vector<reserved::Region>& regions, std::size_t index,
+               Message line) {
+    auto& n = matching.nodes.at(index);
+    attach_line(n, regions.at(index), line);
+    std::stable_sort(n.lines.begin(), n.lines.end(),
+                     [](const auto& a, const auto& b) { return a.line_number < b.line_number; });
 }
 
 } // namespace cmalign::bootlog

@@ -472,11 +472,7 @@ std::optional<Tree> resolve(const syntax::File& file, Diagnostics& diags,
     return r.run();
 }
 
-std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& options,
-                             FileCache& cache, Diagnostics& diags,
-                             const ResolveOptions& resolve_options) {
-    auto text = preprocess(path, options, cache, diags);
-    if (!text) return std::nullopt;
+ParseOptions parse_options_for(const PreprocessOptions& options) {
     ParseOptions popts;
     popts.include_dirs = options.include_dirs;
     popts.limits = options.limits;
@@ -484,7 +480,15 @@ std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& o
         popts.include_dirs.push_back(*options.kernel_tree + "/scripts/dtc/include-prefixes");
         popts.include_dirs.push_back(*options.kernel_tree + "/include");
     }
-    auto syntax_file = parse(*text, popts, cache, diags);
+    return popts;
+}
+
+std::optional<Tree> load_dts(const std::string& path, const PreprocessOptions& options,
+                             FileCache& cache, Diagnostics& diags,
+                             const ResolveOptions& resolve_options) {
+    auto text = preprocess(path, options, cache, diags);
+    if (!text) return std::nullopt;
+    auto syntax_file = parse(*text, parse_options_for(options), cache, diags);
     if (!syntax_file) return std::nullopt;
     ResolveOptions ropts = resolve_options;
     if (ropts.input.empty()) ropts.input = path;

@@ -214,6 +214,7 @@ void Parser::incbin(syntax::ValueItem& item, const char* start) {
     auto src = path.empty() ? nullptr : cache_.load(path, &err, options_.limits);
     if (!src && !err.empty()) fail(start, fmt::format("/incbin/ \"{}\": {}", file, err));
     if (!src) fail(start, fmt::format("/incbin/: cannot open \"{}\"", file));
+    file_.read_paths.push_back(src->path);
     if (offset_in > src->text.size())
         fail(start, fmt::format("/incbin/: offset {} is past the end of \"{}\" ({} bytes)",
                                 offset_in, file, src->text.size()));
@@ -255,6 +256,7 @@ void Parser::push_include() {
     auto src = path.empty() ? nullptr : cache_.load(path, &err, options_.limits);
     if (!src && !err.empty()) fail(start, fmt::format("/include/ \"{}\": {}", inc, err));
     if (!src) fail(start, fmt::format("/include/: cannot find \"{}\"", inc));
+    file_.read_paths.push_back(src->path);
     // dtc has no include guards: a file already open would include itself forever.
     namespace fs = std::filesystem;
     std::error_code ec;

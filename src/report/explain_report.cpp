@@ -60,6 +60,8 @@ nlohmann::json explain_json(const Explanation& outcome) {
     j["nodes"] = nodes;
     j["unmatched_log_lines"] = log_lines_json(outcome.unmatched, LogLineText::as_read);
     j["other_log_lines"] = log_lines_json(outcome.other, LogLineText::as_read);
+    j["unexplained_log_lines"] = log_lines_json(outcome.unexplained, LogLineText::as_read);
+    j["board_findings"] = diagnostics_json(outcome.board_findings);
     j["notes"] = outcome.notes;
     j["errors"] = diagnostics_json(outcome.errors);
     return j;
@@ -76,8 +78,11 @@ std::string explain_text(const Explanation& outcome) {
     for (const auto& n : outcome.nodes) {
         out += fmt::format("\n{}  {}  {}\n", n.node, where_text(n.where),
                            bootlog::to_string(n.outcome));
-        for (const auto& m : n.log)
+        for (const auto& m : n.log) {
             out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+            if (!m.matched_by.empty())
+                out += fmt::format("             (names no node: {})\n", m.matched_by);
+        }
         if (n.finding)
             out += fmt::format("  why: {}: {} [{}]\n", where_text(n.finding->where), n.message,
                                n.finding->check);
@@ -102,6 +107,16 @@ std::string explain_text(const Explanation& outcome) {
         out += "\nlines about nodes this board does not have:\n";
         for (const auto& m : outcome.unmatched)
             out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+    }
+    if (!outcome.unexplained.empty()) {
+        out += "\nlines naming no node that no one node of the board can have caused:\n";
+        for (const auto& m : outcome.unexplained)
+            out += fmt::format("  log {:>5}: {}\n", m.line_number, m.message);
+    }
+    if (!outcome.board_findings.empty()) {
+        out += "\ncheck's findings about no /reserved-memory node:\n";
+        for (const auto& d : outcome.board_findings)
+            out += "  " + format_gcc(d) + '\n';
     }
     if (!outcome.other.empty()) {
         out += "\nother reserved-memory and CMA lines:\n";

@@ -9,6 +9,7 @@ nlohmann::json log_lines_json(const std::vector<bootlog::Message>& lines, LogLin
                                {"text", text == LogLineText::as_read ? m.text : m.message},
                                {"event", bootlog::to_string(m.event)}};
         if (text == LogLineText::as_read) line["source"] = bootlog::source_of(m.event);
+        if (!m.matched_by.empty()) line["matched_by"] = m.matched_by;
         out.push_back(std::move(line));
     }
     return out;

@@ -1,6 +1,6 @@
 // check --affected-by: the inputs whose tree includes a changed file, through nested includes and
 // include prefixes, compared on hand-made trees and with gcc's own dependency list (cpp -M) on
-// the kernel's rockchip boards.
+// the kernel's rockchip boards, and with dtc's (dtc -d) on the boards that use dtc's /include/.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "cmalign/internal/dt/preprocess.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
+#include "support/material.hpp"
 
 using namespace cmalign;
 namespace fs = std::filesystem;
@@ -221,4 +222,63 @@ TEST_CASE("the boards preprocessed to learn their includes leave them in the cac
     REQUIRE(unread != nullptr);
     CHECK(fresh.include_memos(unread.get()).empty());
     fs::remove_all(dir);
+}
+
+TEST_CASE("dtc's /include/ on the 6.12 arm64 boards: exactly the boards that read the file" *
+          CMALIGN_REAL_MATERIAL(CMALIGN_KERNEL_SRC_DIR "/linux-source-6.12/Makefile")) {
+    const fs::path ksrc = CMALIGN_KERNEL_SRC_DIR "/linux-source-6.12";
+    if (!test::have_material(ksrc / "Makefile") || !test::have_program("dtc") ||
+        !test::have_program("cpp"))
+        return;
+    // apm, cavium and amd hold the five boards that use /include/ (amd's nested: the SoC .dtsi
+    // /include/s its clocks); arm's boards use only #include.
+    std::vector<std::string> inputs;
+    for (const char* dir : {"apm", "cavium", "amd", "arm"})
+        for (const auto& e : fs::directory_iterator(ksrc / "arch/arm64/boot/dts" / dir))
+            if (e.path().extension() == ".dts") inputs.push_back(e.path().string());
+    std::sort(inputs.begin(), inputs.end());
+    REQUIRE(inputs.size() > 15);
+    TreeOptions tree;
+    tree.kernel_tree = ksrc.string();
+
+    // What the kernel's build reads for each board: cpp's dependencies (-M) and dtc's (-d) on
+    // cpp's output, with the board's directory as dtc's -i, as scripts/Makefile.dtbs runs them.
+    std::vector<std::string> deps;
+    const std::string pp =
+        (fs::temp_directory_path() / ("cmalign-affected-pp" + std::to_string(getpid()) + ".dts"))
+            .string();
+    for (const auto& input : inputs) {
+        const std::string cpp =
+            "cpp -nostdinc -I scripts/dtc/include-prefixes -undef -D__DTS__ -x assembler-with-cpp ";
+        deps.push_back(run("cd " + ksrc.string() + " && { " + cpp + "-M " + input + "; " + cpp +
+                           "-P " + input + " -o " + pp + " && dtc -q -d /dev/stdout -i " +
+                           fs::path(input).parent_path().string() + " -I dts -O dtb -o /dev/null " +
+                           pp + "; } 2>/dev/null | " +
+                           "tr ' \\\\' '\\n\\n' | grep . | xargs -r realpath -e 2>/dev/null"));
+    }
+    fs::remove(pp);
+    auto wanted = [&](const fs::path& file) {
+        std::set<std::string> want;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (deps[i].find(fs::canonical(file).string() + "\n") != std::string::npos)
+                want.insert(fs::path(inputs[i]).filename().string());
+        return want;
+    };
+    const auto dts = ksrc / "arch/arm64/boot/dts";
+    const std::vector<std::pair<fs::path, std::set<std::string>>> cases = {
+        {dts / "amd/amd-seattle-clks.dtsi",
+         {"amd-overdrive-rev-b0.dts", "amd-overdrive-rev-b1.dts"}},
+        {dts / "amd/amd-seattle-xgbe-b.dtsi",
+         {"amd-overdrive-rev-b0.dts", "amd-overdrive-rev-b1.dts"}},
+        {dts / "apm/apm-storm.dtsi", {"apm-mustang.dts"}},
+        {dts / "apm/apm-shadowcat.dtsi", {"apm-merlin.dts"}},
+        {dts / "cavium/thunder-88xx.dtsi", {"thunder-88xx.dts"}},
+        {dts / "cavium/thunder2-99xx.dtsi", {"thunder2-99xx.dts"}},
+        {ksrc / "Documentation/devicetree/bindings/reserved-memory/reserved-memory.txt", {}},
+    };
+    for (const auto& [file, expected] : cases) {
+        INFO(file);
+        CHECK(wanted(file) == expected); // the build's own record says the same
+        CHECK(names(inputs_affected_by(inputs, {file.string()}, tree)) == expected);
+    }
 }

@@ -6,6 +6,7 @@
 
 #include "cmalign/explain.hpp"
 #include "cmalign/internal/json.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "cmalign/run_fix.hpp"
 
 using namespace cmalign;
@@ -208,11 +209,19 @@ TEST_CASE("the version comes from the log, else --kernel-version or the config h
     CHECK(with_header.version->str() == "6.12.117");
     CHECK_FALSE(with_header.notes.empty());
 
+    // Nothing says the version or the arch: the newest modelled version, for arm64, each said.
     ExplainRequest bare;
     bare.log_path = no_version;
     bare.board = board;
     auto none = run_explain(bare);
-    CHECK(none.exit_code() == ExitCode::input_error);
+    CHECK(none.errors.empty());
+    CHECK(none.exit_code() != ExitCode::input_error);
+    REQUIRE(none.version);
+    CHECK(*none.version == kernel::newest_modelled_version());
+    REQUIRE(none.model);
+    CHECK(none.model->arch == kernel::Arch::arm64);
+    CHECK(none.notes.size() >= 2);
+    CHECK(node(none, "vdec-pool").outcome == NodeOutcome::failed);
 
     bare.config.kernel_version = "6.1";
     bare.config.arch = "arm64";
@@ -249,4 +258,197 @@ TEST_CASE("the cma= skip line (v6.19, v7.1) names no node: it is the linux,cma-d
     CHECK(node(o, "linux,cma").log.size() == 1);
     CHECK(node(o, "other@50000000").outcome == NodeOutcome::absent);
     CHECK(node(o, "other@50000000").log.empty());
+}
+
+namespace {
+
+// A 4.19-style arm64 board: a 1 MiB CMA pool (4.19 arm64 4K pages: CMA alignment 4 MiB,
+// PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order)) and a 16 MiB one that is fine.
+std::string board_419() {
+    return write_log("board-419.dts",
+                     "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                     "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 "
+                     "0x40000000>; };\n"
+                     "reserved-memory { #address-cells = <2>; #size-cells = <2>; ranges;\n"
+                     "dsp-pool@50000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                     "0x50000000 0 0x100000>; };\n"
+                     "video-pool@60000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                     "0x60000000 0 0x1000000>; };\n"
+                     "firmware@4f000000 { reg = <0 0x4f000000 0 0x100000>; no-map; }; }; };\n");
+}
+
+// What 4.19 prints (drivers/of/of_reserved_mem.c fdt_init_reserved_mem() ignores a failed
+// init: no line names the pool it rejects; drivers/base/dma-contiguous.c rmem_cma_setup()).
+const char* log_419_lines =
+    "[    0.000000] Reserved memory: incorrect alignment of CMA region\n"
+    "[    0.000000] Reserved memory: created CMA memory pool at 0x0000000060000000, size 16 MiB\n"
+    "[    0.000000] OF: reserved mem: initialized node video-pool@60000000, compatible id "
+    "shared-dma-pool\n";
+
+} // namespace
+
+TEST_CASE("a 4.19 log: the alignment line naming no node is the one misaligned pool's") {
+    ExplainRequest request;
+    request.board = board_419();
+    request.config.config_files = {config_4k};
+    request.log_path = write_log("419.log", std::string("[    0.000000] Linux version 4.19.232 "
+                                                        "(builder@host) (gcc version 8.3.0) #1 "
+                                                        "SMP PREEMPT\n") +
+                                                log_419_lines);
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    REQUIRE(o.model);
+    CHECK(o.model->version.str() == "4.19.232");
+    CHECK(o.model->cma_min_alignment_bytes == 4u << 20);
+    const auto& dsp = node(o, "dsp-pool@50000000");
+    CHECK(dsp.outcome == NodeOutcome::rejected);
+    REQUIRE(dsp.log.size() == 1);
+    CHECK(dsp.log[0].event == bootlog::Event::incorrect_alignment);
+    CHECK(dsp.log[0].matched_by.find("the only reusable pool check finds misaligned") !=
+          std::string::npos);
+    REQUIRE(dsp.finding);
+    CHECK(dsp.finding->check == "cma-size-alignment");
+    // The created pool keeps its own lines; the failure line before its init line is not its.
+    const auto& video = node(o, "video-pool@60000000");
+    CHECK(video.outcome == NodeOutcome::created);
+    CHECK(video.log.size() == 2);
+    CHECK(o.unexplained.empty());
+    CHECK(o.exit_code() == ExitCode::findings);
+    auto j = explain_json(o);
+    CHECK(j["nodes"][0]["log"][0]["matched_by"].get<std::string>().find("misaligned") !=
+          std::string::npos);
+    CHECK(explain_text(o).find("(names no node: the only reusable pool") != std::string::npos);
+
+    // The same excerpt without its version line, the version given: the same answer.
+    request.log_path = write_log("419-cut.log", log_419_lines);
+    request.config.kernel_version = "4.19";
+    auto cut = run_explain(request);
+    REQUIRE(cut.errors.empty());
+    CHECK(node(cut, "dsp-pool@50000000").outcome == NodeOutcome::rejected);
+
+    // Two pools that can have caused the line: it stays unexplained.
+    request.board = write_log("board-419-two.dts",
+                              "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                              "reserved-memory { #address-cells = <2>; #size-cells = <2>; "
+                              "ranges;\n"
+                              "a@50000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                              "0x50000000 0 0x100000>; };\n"
+                              "b@51000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                              "0x51000000 0 0x100000>; }; }; };\n");
+    request.log_path = write_log("419-two.log", "Reserved memory: incorrect alignment of CMA "
+                                                "region\n");
+    auto two = run_explain(request);
+    REQUIRE(two.errors.empty());
+    REQUIRE(two.unexplained.size() == 1);
+    CHECK(node(two, "a@50000000").log.empty());
+    CHECK(node(two, "b@51000000").log.empty());
+}
+
+TEST_CASE("\"unsupported node format\": /reserved-memory's finding is every node's") {
+    // #size-cells 1 under a root of 2: __reserved_mem_check_root() refuses the node.
+    ExplainRequest request;
+    request.board = write_log(
+        "bad-format.dts",
+        "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+        "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x40000000>; };\n"
+        "reserved-memory { #address-cells = <2>; #size-cells = <1>; ranges;\n"
+        "pool@50000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 0x50000000 "
+        "0x2000000>; }; }; };\n");
+    request.config.config_files = {config_4k};
+    request.log_path = write_log("bad-format.log",
+                                 "Linux version 5.10.223 (x) #1\n"
+                                 "OF: fdt: Reserved memory: unsupported node format, ignoring\n");
+    CheckRequest check;
+    check.inputs = {request.board};
+    check.config.config_files = {config_4k};
+    check.config.kernel_version = "5.10.223";
+    auto checked = run_check(check);
+    REQUIRE(checked.results.size() == 1);
+    bool on_parent = false;
+    for (const auto& d : checked.results[0].diagnostics)
+        on_parent =
+            on_parent || (d.check == "reserved-memory-format" && d.node == "/reserved-memory");
+    REQUIRE(on_parent);
+
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    const auto& pool = node(o, "pool@50000000");
+    CHECK(pool.outcome == NodeOutcome::failed);
+    REQUIRE(pool.finding);
+    CHECK(pool.finding->check == "reserved-memory-format");
+    CHECK(pool.message.find("check finds nothing wrong") == std::string::npos);
+    REQUIRE(pool.log.size() == 1);
+    CHECK(pool.log[0].matched_by.find("/reserved-memory itself") != std::string::npos);
+    CHECK(o.unexplained.empty());
+    CHECK(o.exit_code() == ExitCode::findings);
+
+    // Without the line (a log that says nothing): still check's finding, not "nothing wrong".
+    request.log_path = write_log("bad-format-quiet.log", "Linux version 5.10.223 (x) #1\n");
+    auto quiet = run_explain(request);
+    CHECK(node(quiet, "pool@50000000").message.find("check finds nothing wrong") ==
+          std::string::npos);
+    CHECK(quiet.exit_code() == ExitCode::findings);
+}
+
+TEST_CASE("a log of only reserved-memory lines, nothing else given: an answer, not a stop") {
+    ExplainRequest request;
+    request.board = board;
+    request.log_path =
+        write_log("only-rmem.log", "Reserved memory: incorrect alignment of CMA region\n"
+                                   "OF: reserved mem: node vdec-pool compatible matching fail\n"
+                                   "Reserved memory: created CMA memory pool at "
+                                   "0x0000000050000000, size 16 MiB\n"
+                                   "OF: reserved mem: initialized node camera-pool@50000000, "
+                                   "compatible id shared-dma-pool\n");
+    auto o = run_explain(request);
+    CHECK(o.errors.empty());
+    CHECK(o.exit_code() == ExitCode::findings); // vdec-pool rejected
+    CHECK(node(o, "vdec-pool").outcome == NodeOutcome::rejected);
+    CHECK(node(o, "camera-pool@50000000").outcome == NodeOutcome::created);
+    CHECK(o.version_source == "the newest modelled version");
+
+    // The version from -c's header when the log has none.
+    request.config.config_files = {config_16k};
+    auto with_config = run_explain(request);
+    CHECK(with_config.errors.empty());
+    CHECK(with_config.version->str() == "6.12.117");
+    CHECK(with_config.version_source == "the configuration's header");
+}
+
+TEST_CASE("\"cma: Failed to reserve\" is the one node inside a fixed cma= area's") {
+    auto dts = [](const std::string& name, const std::string& bootargs) {
+        return write_log(name, "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                               "chosen { bootargs = \"" +
+                                   bootargs +
+                                   "\"; };\n"
+                                   "memory@40000000 { device_type = \"memory\"; reg = <0 "
+                                   "0x40000000 0 0x40000000>; };\n"
+                                   "reserved-memory { #address-cells = <2>; #size-cells = <2>; "
+                                   "ranges;\n"
+                                   "modem@50800000 { reg = <0 0x50800000 0 0x100000>; no-map; };\n"
+                                   "tee@5e000000 { reg = <0 0x5e000000 0 0x100000>; no-map; }; "
+                                   "}; };\n");
+    };
+    ExplainRequest request;
+    request.config.config_files = {config_4k};
+    request.log_path = write_log("cma-failed.log", "Linux version 6.12.117 (x) #1\n"
+                                                   "cma: Failed to reserve 16 MiB on node -1\n");
+    // cma=16M@0x50000000: mm/cma.c cma_declare_contiguous_nid() finds the fixed range reserved.
+    request.board = dts("cma-fixed.dts", "console=ttyS0 cma=16M@0x50000000");
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    const auto& modem = node(o, "modem@50800000");
+    REQUIRE(modem.log.size() == 1);
+    CHECK(modem.log[0].matched_by.find("inside the fixed area of cma=16M@0x50000000") !=
+          std::string::npos);
+    CHECK(modem.outcome == NodeOutcome::absent); // the node is reserved; the cma= area is lost
+    CHECK(modem.message.find("could not reserve the cma= area") != std::string::npos);
+    CHECK(node(o, "tee@5e000000").log.empty());
+    CHECK(o.unexplained.empty());
+    // Without a fixed base no node alone can have caused it.
+    request.board = dts("cma-floating.dts", "console=ttyS0 cma=16M");
+    auto floating = run_explain(request);
+    REQUIRE(floating.errors.empty());
+    CHECK(floating.unexplained.size() == 1);
+    CHECK(node(floating, "modem@50800000").log.empty());
 }

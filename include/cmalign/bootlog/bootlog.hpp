@@ -85,6 +85,9 @@ struct Message {
     std::optional<std::uint64_t> base;  // %pa when the line has one
     std::optional<std::uint64_t> bytes; // size in bytes when the line has one (MiB/KiB × unit)
     std::string compatible;             // initialized_node
+    // How a line naming no node was tied to one when neither its init line nor its base did
+    // ("the only reusable pool check finds misaligned"); empty otherwise.
+    std::string matched_by;
 };
 
 struct Log {

@@ -24,7 +24,10 @@ struct NodeExplanation {
     Location where;
     bootlog::NodeOutcome outcome = bootlog::NodeOutcome::absent;
     std::vector<bootlog::Message> log;
-    std::vector<Diagnostic> findings;   // check's findings for the node, in check's order
+    // check's findings that concern the node, in check's order: those on the node, on its parent
+    // /reserved-memory (reserved-memory-format), and those elsewhere (the command line, /memory)
+    // that name it.
+    std::vector<Diagnostic> findings;
     std::optional<Diagnostic> finding;  // the one that explains the outcome (first error)
     std::string message;                // why, in words
     std::vector<fix::Edit> edits;       // fix's plan for the node
@@ -39,7 +42,12 @@ struct Explanation {
     std::vector<NodeExplanation> nodes;      // board order
     std::vector<bootlog::Message> unmatched; // lines naming nodes the board does not have
     std::vector<bootlog::Message> other;     // lines about no node (the cma= area, …)
-    std::vector<Diagnostic> errors;          // unreadable log or board, no version, config
+    // Lines naming no node that no node alone can have caused (bootlog::Matching::orphans
+    // explain could not attribute).
+    std::vector<bootlog::Message> unexplained;
+    // check's findings that concern no /reserved-memory node (the command line, /memory, …).
+    std::vector<Diagnostic> board_findings;
+    std::vector<Diagnostic> errors; // unreadable log or board, configuration
     std::vector<std::string> notes;
 };
 

@@ -22,7 +22,7 @@ nlohmann::json boot_check_json(const BootCheckOutcome& outcome);
 
 // {"kernel_version", "nodes": [{node, file, line, outcome, log: [{line_number, text}], check,
 //   message, fix, findings}], "unmatched_log_lines": [{line_number, text}], "other_log_lines",
-//   "notes", "errors"}
+//   "unexplained_log_lines", "board_findings", "notes", "errors"}
 nlohmann::json explain_json(const ExplainOutcome& outcome);
 
 // run_json_text() on a parsed request, returning the parsed result.

@@ -75,9 +75,10 @@ std::optional<dt::Tree> load_board(const std::string& path, const dt::Preprocess
                                    const std::vector<dt::Tree>& overlays,
                                    const dt::OverlayOptions& overlay_options = {});
 
-// Every file reading `input` reads: a DTS and everything its preprocessing includes (#include at
-// any depth), a DTB itself; absolute, symlinks resolved. nullopt when the preprocessor refuses
-// the file or it uses dtc's /include/ (read later, by the parser).
+// Every file reading `input` reads: a DTS, everything its preprocessing includes (#include at
+// any depth) and the files dtc's /include/ and /incbin/ read (found by parsing it), a DTB
+// itself; absolute, symlinks resolved. nullopt when the preprocessor refuses the file, or it
+// uses /include/ or /incbin/ and does not parse.
 std::optional<std::vector<std::string>>
 board_sources(const std::string& input, const dt::PreprocessOptions& options, dt::FileCache& cache);
 

@@ -236,6 +236,9 @@ struct File {
     bool has_v1 = false;
     bool plugin = false;
     bool read_files = false; // dtc's /include/ or /incbin/ read a file (the preprocessor did not)
+    // The files dtc's /include/ and /incbin/ read, as found on the search path, in reading order
+    // (the preprocessor's own reads are in Preprocessed::files).
+    std::vector<std::string> read_paths;
     // Some node body names two live properties or two live children alike. Only such a body
     // can leave duplicates in the built tree (merging replaces by name), so without one the
     // resolver's duplicate-name check has nothing to find.
@@ -327,6 +330,10 @@ struct ResolveOptions {
 // labels or paths, duplicate labels, duplicate node or property names, bad phandles.
 std::optional<Tree> resolve(const syntax::File& file, Diagnostics& diags,
                             const ResolveOptions& options = {});
+
+// The parser's options for a file preprocessed with `options`: dtc's -i directories are the
+// preprocessor's -I directories and, with a kernel tree, the kernel's dtc_cpp_flags directories.
+ParseOptions parse_options_for(const PreprocessOptions& options);
 
 // preprocess + parse + resolve. ParseOptions::include_dirs are taken from `options` (and the
 // kernel tree's include dirs). `resolve_options.input` defaults to `path`.

@@ -13,8 +13,9 @@
 namespace cmalign::report {
 
 // {"kernel_version", "kernel_version_source", "alignment", "nodes": [{node, name, file, line,
-//   outcome, log: [{line_number, text}], check, message, fix, findings}], "unmatched_log_lines",
-//   "other_log_lines", "notes", "errors"}
+//   outcome, log: [{line_number, text, matched_by?}], check, message, fix, findings}],
+//   "unmatched_log_lines", "other_log_lines", "unexplained_log_lines", "board_findings", "notes",
+//   "errors"}
 nlohmann::json explain_json(const Explanation& explanation);
 
 // boot-check's JSON object (docs/json.md): image, config, qemu, graft, reservations, explain, …
