@@ -2,6 +2,7 @@
 // (boot/image.hpp), on hand-made inputs: no QEMU needed. The booted truth is tests/boot/run.sh.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>

@@ -3,6 +3,7 @@
 // with gcc 12 while writing them).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
