@@ -16,6 +16,8 @@ namespace cmalign::report {
 //   outcome, log: [{line_number, text}], check, message, fix, findings}], "unmatched_log_lines",
 //   "other_log_lines", "notes", "errors"}
 nlohmann::json explain_json(const Explanation& explanation);
+// The default CMA area of explain and boot-check (null without CONFIG_DMA_CMA).
+nlohmann::json default_area_json(const std::optional<DefaultAreaExplanation>& area);
 
 // boot-check's JSON object (docs/json.md): image, config, qemu, graft, reservations, explain, …
 nlohmann::json boot_check_json(const BootCheckReport& report);
