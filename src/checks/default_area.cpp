@@ -10,6 +10,7 @@
 // version does (kernel/default_cma.hpp), then highmem first on a 32-bit kernel with highmem, then
 // top-down below the limit.
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -232,9 +233,25 @@ std::optional<DefaultArea> default_area(const Context& ctx) {
                                  pa(base, m), pa(limit, m)),
                      failed_line(a.size)});
     }
-    const IntervalSet taken = taken_at_default_area(ctx, holders);
-    const auto spans = free_spans(ram, taken);
+    IntervalSet taken = taken_at_default_area(ctx, holders);
     const std::uint64_t page = m.page_size ? m.page_size : 4096;
+    // The arch's own early allocations come first, top-down wherever they fit.
+    if (m.section_size_bits) {
+        std::uint64_t total = 0;
+        std::set<std::uint64_t> sections;
+        for (const auto& s : ram.spans()) {
+            total += s.end - s.begin;
+            for (std::uint64_t at = s.begin >> *m.section_size_bits;
+                 at <= (s.end - 1) >> *m.section_size_bits; ++at)
+                sections.insert(at);
+        }
+        for (const auto& e : kernel::allocations_before_default_cma(m, total, sections.size())) {
+            const std::uint64_t at = memblock_find(free_spans(ram, taken), e.size, e.align, 0,
+                                                   ~std::uint64_t{0}, page, false);
+            if (at && e.kept) taken.add(Interval::of(at, e.kept));
+        }
+    }
+    const auto spans = free_spans(ram, taken);
     if (fixed) {
         const bool busy = std::any_of(taken.spans().begin(), taken.spans().end(), [&](auto& t) {
             return overlaps(t, Interval::of(base, a.size));

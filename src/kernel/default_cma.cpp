@@ -224,6 +224,30 @@ std::string default_cma_limit_rule(const Model& m) {
     return "the end of RAM";
 }
 
+std::vector<EarlyAllocation> allocations_before_default_cma(const Model& m, std::uint64_t ram,
+                                                            std::uint64_t sections) {
+    std::vector<EarlyAllocation> out;
+    if (m.arch != Arch::arm64 || !m.page_size || !m.section_size_bits) return out;
+    const std::uint64_t page = m.page_size;
+    // Page tables of the linear map at page granularity (rodata=full, Debian's default: 8 bytes
+    // per page) and what else comes first; the 3 MiB were measured on Debian's 6.12 arm64
+    // kernels (booted: 512 MiB to 2 GiB of RAM, docs/boot-check.md).
+    const std::uint64_t tables = ram / page * 8 + (std::uint64_t{3} << 20);
+    out.push_back(
+        {tables, page, tables, "the linear map's page tables and other early allocations"});
+    // struct page is 64 bytes; PMD_SIZE is PAGE_SIZE * PAGE_SIZE / 8.
+    const std::uint64_t pages_per_section = std::uint64_t{1}
+                                            << (*m.section_size_bits - m.page_shift);
+    const std::uint64_t memmap = pages_per_section * 64;
+    const std::uint64_t pmd = page * (page / 8);
+    const std::uint64_t map_size = (memmap + pmd - 1) / pmd * pmd;
+    const bool pmd_mapped = page == 4096;
+    out.push_back({map_size * sections, map_size,
+                   pmd_mapped ? map_size * sections : (memmap * sections + page - 1) / page * page,
+                   "the memmap (mm/sparse.c sparse_buffer_init())"});
+    return out;
+}
+
 std::optional<std::uint64_t> highmem_start(const Model& m, const DefaultCmaBoard& b) {
     if (m.arch != Arch::arm || !m.default_cma || !m.default_cma->highmem) return std::nullopt;
     constexpr std::uint64_t lowmem = std::uint64_t{768} << 20;

@@ -164,3 +164,20 @@ TEST_CASE("default CMA area: what cmdline-cma reports about cma= is not reported
     CHECK(contains(e[0].message, "\"cma: Size (0x0000000004000000) of region at "
                                  "0x0000000090000000 exceeds limit (0x0000000080000000)\""));
 }
+
+TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the top") {
+    // 16K pages, 128 MiB sections: 3.5 MiB of page tables at the top, then the 256 MiB memmap
+    // buffer aligned to 32 MiB below them, of which only the bottom 4 MiB stays: the area
+    // (32 MiB) goes right below the page tables' 32 MiB block, as booted on 6.12-arm64-16k.
+    auto m = with_default_area(arm64_612(16384), 16);
+    m.section_size_bits = 27;
+    auto r = checks::run(board({}), m, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x7c000000));
+    // 4K pages: 5 MiB of tables, then 8 sections x 2 MiB of memmap, all kept.
+    auto m4 = with_default_area(arm64_612(4096), 64);
+    m4.section_size_bits = 27;
+    auto r4 = checks::run(board({}), m4, {});
+    REQUIRE(r4.default_area);
+    CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
+}

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cmalign/core/version.hpp"
 #include "cmalign/kernel/model.hpp"
@@ -79,6 +80,22 @@ std::string default_cma_limit_rule(const Model& model);
 // arm with VMSPLIT_3G and the default 240 MiB vmalloc area keeps 768 MiB of lowmem
 // (arch/arm/mm/mmu.c adjust_lowmem_bounds()); nullopt when all RAM is lowmem.
 std::optional<std::uint64_t> highmem_start(const Model& model, const DefaultCmaBoard& board);
+
+// What arm64 allocates top-down from memblock between the reserved-memory scan and
+// dma_contiguous_reserve() (arch/arm64/mm/init.c bootmem_init(): paging_init() before, then
+// sparse_init()), in that order: the linear map's page tables and other early allocations, then
+// mm/sparse.c's memmap buffer (sparse_buffer_init(): one block of section_map_size() per present
+// section, aligned to it; with 4K pages vmemmap maps it all in PMD blocks, with 16K and 64K the
+// struct pages are taken from its bottom and the rest is freed again). Empty for other arches.
+struct EarlyAllocation {
+    std::uint64_t size = 0;
+    std::uint64_t align = 0;
+    std::uint64_t kept = 0; // the part that stays reserved, at the bottom of the block
+    std::string what;
+};
+std::vector<EarlyAllocation> allocations_before_default_cma(const Model& model,
+                                                            std::uint64_t ram_bytes,
+                                                            std::uint64_t present_sections);
 
 // The lines cma_declare_contiguous_nid() prints ("cma: " included).
 std::string default_cma_reserved_line(const Model& model, std::uint64_t size, std::uint64_t base);
