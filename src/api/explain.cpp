@@ -494,6 +494,8 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     }
     out.unmatched = std::move(matching.unmatched);
     out.other = std::move(matching.other);
+    if (result.default_area)
+        out.default_area = report::explain_default_area(*result.default_area, out.other);
 
     explain_in_words(check, out);
     if (!out.board_findings.empty())

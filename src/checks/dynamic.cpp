@@ -47,6 +47,8 @@ std::uint64_t mask_up(std::uint64_t x, std::uint64_t align) {
     return x == 0 ? 0 : ((x - 1) | (align - 1)) + 1;
 }
 
+} // namespace
+
 // memblock's free ranges: RAM minus everything reserved, lowest first.
 std::vector<Interval> free_spans(const IntervalSet& ram, const IntervalSet& taken) {
     std::vector<Interval> out;
@@ -89,6 +91,8 @@ std::uint64_t memblock_find(const std::vector<Interval>& spans, std::uint64_t si
     }
     return 0;
 }
+
+namespace {
 
 bool is_dynamic_node(const Region& r) {
     return r.dynamic && !r.disabled && r.accepted_by_parser && r.size && *r.size > 0;

@@ -62,6 +62,13 @@ bool alloc_ranges_hold(const Context& ctx, const reserved::Region& r, std::uint6
 bool alloc_ranges_overlap_ram(const Context& ctx, const reserved::Region& r);
 // `with_assumed` false: the assumed early reservations left out (what they cost).
 std::vector<DynamicPlacement> place_dynamic(const Context& ctx, bool with_assumed = true);
+// memblock's free ranges: RAM minus everything reserved, lowest first.
+std::vector<Interval> free_spans(const IntervalSet& ram, const IntervalSet& taken);
+// memblock_find_in_range_node() (mm/memblock.c): the highest (bottom-up: lowest) block of `size`
+// at `align` in the free spans within [start, end); 0 when none.
+std::uint64_t memblock_find(const std::vector<Interval>& spans, std::uint64_t size,
+                            std::uint64_t align, std::uint64_t start, std::uint64_t end,
+                            std::uint64_t page_size, bool bottom_up);
 
 // Prerequisites (registry.cpp) ------------------------------------------------------------------
 
@@ -84,6 +91,12 @@ extern const CheckInfo reusable_no_map, coherent_no_map, restricted_pool, overla
     outside_memory_device, arm_section_split;
 // cmdline.cpp
 extern const CheckInfo cmdline_cma, cmdline_params;
+// default_area.cpp
+extern const CheckInfo cma_default_area;
+// cma.cpp: the CMA pools in the order rmem_cma_setup() sees them, and whether one is turned down
+// before it asks for a MAX_CMA_AREAS slot.
+std::vector<const reserved::Region*> cma_setup_order(const Context& ctx);
+bool rejected_before_slot(const Context& ctx, const reserved::Region& r);
 } // namespace entries
 
 } // namespace cmalign::checks

@@ -3,6 +3,7 @@
 #include "internal.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h> // fmt::join (fmt 11 moved it here)
@@ -150,6 +151,48 @@ extern const CheckInfo restricted_pool{
 
 // overlap: __rmem_check_for_overlap() over the saved (first-tuple) static regions.
 
+namespace {
+
+bool overlaps_ram(const IntervalSet& ram, Interval span) {
+    return std::any_of(ram.spans().begin(), ram.spans().end(),
+                       [&](const Interval& piece) { return overlaps(piece, span); });
+}
+
+// The static no-map regions the kernel refuses, with what holds their memory first: the early
+// reservations (kernel image, DTB), /memreserve/ and the static nodes before them in tree order
+// (fdt_scan_reserved_mem(): one pass over the nodes, 5.10 to 7.2).
+std::map<const Region*, std::string> refused_no_map(const Context& ctx) {
+    std::map<const Region*, std::string> out;
+    const auto& rules = kernel::no_map_overlap_rules(ctx.model.version);
+    const IntervalSet ram = ram_of(ctx.reservations.memory);
+    std::vector<std::pair<Interval, std::string>> held;
+    // Only where the kernel and the DTB really are (boot-check): an assumed place is no ground
+    // for an error.
+    for (const auto& e : ctx.early)
+        if (!e.assumed) held.push_back({e.span, e.what});
+    for (const auto& m : ctx.reservations.memreserve)
+        if (m.size) held.push_back({Interval::of(m.address, m.size), "a /memreserve/ entry"});
+    for (const auto& r : ctx.reservations.regions) {
+        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || !r.base || !r.size ||
+            *r.size == 0)
+            continue;
+        const Interval span = Interval::of(*r.base, *r.size);
+        if (r.no_map) {
+            if (!rules.only_over_ram || overlaps_ram(ram, span))
+                for (const auto& [h, what] : held)
+                    if (overlaps(h, span)) {
+                        out.emplace(&r, what);
+                        break;
+                    }
+            continue; // memblock_mark_nomap() reserves nothing later nodes could meet
+        }
+        held.push_back({span, r.name});
+    }
+    return out;
+}
+
+} // namespace
+
 void check_overlap(const Context& ctx, Findings& out) {
     struct Item {
         const Region* region;
@@ -171,13 +214,17 @@ void check_overlap(const Context& ctx, Findings& out) {
         return r.kind == Kind::cma && !r.no_map && facts.exact && *r.base % *facts.exact == 0 &&
                *r.size % *facts.exact == 0;
     };
+    // The no-map regions early_init_dt_reserve_memory() refuses (-EBUSY): their memory, or the
+    // RAM part of it (≥ v5.13 [likely]), is already reserved when the node is reached.
+    const auto refused = refused_no_map(ctx);
     for (std::size_t i = 0; i + 1 < items.size(); ++i) {
         const auto& a = items[i];
         const auto& b = items[i + 1];
         if (a.end <= b.base) continue;
+        if (refused.count(a.region) || refused.count(b.region)) continue; // said below
         const bool two_areas = becomes_area(*a.region) && becomes_area(*b.region);
-        out.add(Severity::warning, b.region->base_ref ? b.region->base_ref->where : b.region->where,
-                b.region->path,
+        out.add(two_areas ? Severity::error : Severity::warning,
+                b.region->base_ref ? b.region->base_ref->where : b.region->where, b.region->path,
                 fmt::format("{} overlaps {}: the kernel prints \"OF: reserved mem: OVERLAP "
                             "DETECTED!\" and \"{} ({}--{}) overlaps with {} ({}--{})\"; {}",
                             b.region->name, a.region->name, a.region->name, pa(a.base, ctx.model),
@@ -185,8 +232,23 @@ void check_overlap(const Context& ctx, Findings& out) {
                             pa(b.end, ctx.model),
                             two_areas ? "both become CMA areas over the same pages, which "
                                         "cma_activate_area() gives to the page allocator twice: "
-                                        "the kernel corrupts its memory and may panic at boot"
+                                        "the page lists are corrupted and the boot dies (booted: "
+                                        "6.12 floods \"BUG: Bad page state\", 7.2 hits "
+                                        "\"kernel BUG at lib/list_debug.c\" and \"Attempted to "
+                                        "kill init!\")"
                                       : "both stay reserved but share memory"));
+    }
+    for (const auto& [r, what] : refused) {
+        const auto& rules = kernel::no_map_overlap_rules(ctx.model.version);
+        out.add(Severity::error, r->base_ref ? r->base_ref->where : r->where, r->path,
+                fmt::format("{} is no-map over memory already reserved ({}): "
+                            "early_init_dt_reserve_memory() refuses it with -EBUSY{}, so the "
+                            "kernel prints \"{}Reserved memory: failed to reserve memory for node "
+                            "'{}': base {}, size {} MiB\" and neither reserves it nor takes it out "
+                            "of the linear map: what {} does not cover goes to the page allocator",
+                            r->name, what, rules.only_over_ram ? " (it overlaps RAM)" : "",
+                            kernel::reserved_mem_rules(ctx.model.version).log_prefix, r->name,
+                            pa(*r->base, ctx.model), *r->size >> 20, what));
     }
     // /memreserve/ entries overlapping a CMA pool: the pool's pages would also be in use.
     for (const auto& r : ctx.reservations.regions) {
@@ -204,7 +266,7 @@ void check_overlap(const Context& ctx, Findings& out) {
     }
 }
 
-extern const CheckInfo overlap{"overlap", Severity::warning, true,
+extern const CheckInfo overlap{"overlap", Severity::error, true,
                                "reservations that overlap each other or /memreserve/",
                                check_overlap};
 
@@ -235,11 +297,28 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         // Non-CMA regions outside RAM (SRAM, VRAM, firmware carve-outs) are what the kernel
         // expects: see outside-memory-device.
         if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
-            !ram.covers(Interval::of(*r.base, *r.size)))
-            out.add(
-                Severity::warning, r.base_ref ? r.base_ref->where : r.where, r.path,
-                fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this tree: {}",
-                            r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
+            !ram.covers(Interval::of(*r.base, *r.size))) {
+            // Past the end of RAM (crossing it or wholly beyond) there is no memory map for the
+            // pages: booted on the suite's kernels, every such board died before the root mount
+            // (an oops in cma_init_reserved_areas(), "Bad page state" floods). In a hole between
+            // banks the section's memory map may exist: the area is only not activated.
+            const bool beyond_end = Interval::of(*r.base, *r.size).end > ram.top();
+            out.add(beyond_end ? Severity::error : Severity::warning,
+                    r.base_ref ? r.base_ref->where : r.where, r.path,
+                    beyond_end
+                        ? fmt::format("CMA pool {} {}+{} {} the end of RAM ({}) in this tree: "
+                                      "cma_activate_area() walks pages that have no memory map, "
+                                      "and the boot dies (booted: an oops in "
+                                      "cma_init_reserved_areas() or \"BUG: Bad page state\", "
+                                      "then \"Attempted to kill init!\"), unless the bootloader "
+                                      "adds more /memory",
+                                      r.name, hex(*r.base), hex(*r.size),
+                                      *r.base >= ram.top() ? "lies beyond" : "crosses",
+                                      hex(ram.top()))
+                        : fmt::format("CMA pool {} {}+{} is not inside the /memory banks of this "
+                                      "tree: {}",
+                                      r.name, hex(*r.base), hex(*r.size), cma_outside_words(r)));
+        }
         if (r.dynamic && !r.alloc_ranges.empty() && r.size) {
             bool any = alloc_ranges_overlap_ram(ctx, r);
             // The pool is lost on the memory this tree describes: an error (booted: every kernel

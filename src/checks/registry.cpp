@@ -61,6 +61,7 @@ const std::vector<CheckInfo>& in_order() {
         arm_dma_remap,
         reserved_regions_limit,
         cmdline_cma,
+        cma_default_area,
         cmdline_params,
         overlap,
         outside_memory,
@@ -150,6 +151,7 @@ Result run(reserved::Reservations reservations, const kernel::Model& model,
                            ? *options.early_reservations
                            : assumed_early_reservations(result.reservations, model);
     Context ctx{result.reservations, model, early};
+    result.default_area = default_area(ctx);
     for (const auto& check : in_order()) {
         auto level = level_of(check, options);
         if (!level.enabled) continue;

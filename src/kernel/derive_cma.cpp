@@ -78,6 +78,8 @@ void Deriver::resolve_cma() {
     step("cma_areas", m_.cma_areas, m_.cma ? row->rule : "MAX_CMA_AREAS = 0 (no CONFIG_CMA)",
          source_text(row->source, row->versions, row->note), std::move(inputs));
 
+    if (m_.cma && m_.dma_cma) resolve_default_cma();
+
     // phys_addr_t: PHYS_ADDR_T_64BIT = 64BIT || ARCH_PHYS_ADDR_T_64BIT (mm/Kconfig).
     if (auto b = flag("PHYS_ADDR_T_64BIT")) {
         m_.phys_addr_64bit = *b;
@@ -87,6 +89,82 @@ void Deriver::resolve_cma() {
                              lookup("PHYS_64BIT").value_or(false) ||
                              lookup("ARCH_PHYS_ADDR_T_64BIT").value_or(false);
     }
+}
+
+} // namespace cmalign::kernel::detail
+
+namespace cmalign::kernel::detail {
+
+// The default CMA area's size selection (kernel/dma/Kconfig, the same in 5.10.223, 6.1.192 and
+// 6.12.117: choice CMA_SIZE_SEL_MBYTES by default; CMA_SIZE_MBYTES "default 0 if X86, default 16"
+// depends on !CMA_SIZE_SEL_PERCENTAGE; CMA_SIZE_PERCENTAGE "default 0 if X86, default 10" depends
+// on !CMA_SIZE_SEL_MBYTES) and the zone facts dma_contiguous_reserve()'s limit depends on.
+void Deriver::resolve_default_cma() {
+    using Selection = DefaultCmaConfig::Selection;
+    DefaultCmaConfig d;
+    std::vector<StepInput> inputs;
+    const bool x86 = m_.arch == Arch::x86 || m_.arch == Arch::x86_64;
+    static constexpr std::pair<const char*, Selection> choices[] = {
+        {"CMA_SIZE_SEL_MBYTES", Selection::mbytes},
+        {"CMA_SIZE_SEL_PERCENTAGE", Selection::percentage},
+        {"CMA_SIZE_SEL_MIN", Selection::min},
+        {"CMA_SIZE_SEL_MAX", Selection::max},
+    };
+    bool chosen = false;
+    for (const auto& [symbol, selection] : choices) {
+        if (flag(symbol).value_or(false)) {
+            d.selection = selection;
+            inputs.push_back(input(*entry(symbol)));
+            chosen = true;
+            break;
+        }
+    }
+    if (!chosen) inputs.push_back(assumed("CMA_SIZE_SEL_MBYTES", "y"));
+    auto int_symbol = [&](const char* symbol, long long fallback, bool hidden) -> long long {
+        if (hidden) return 0; // `depends on` unmet: the symbol is absent and the macro 0
+        const auto* e = entry(symbol);
+        if (e) {
+            if (auto v = parse_int(e->value); v && *v >= 0) {
+                inputs.push_back(input(*e));
+                return *v;
+            }
+            warn(e->where, fmt::format("{}: {}", kconfig_invalid(*e), fallback));
+        }
+        inputs.push_back(assumed(symbol, std::to_string(fallback)));
+        return fallback;
+    };
+    d.mbytes = static_cast<std::uint64_t>(
+        int_symbol("CMA_SIZE_MBYTES", x86 ? 0 : 16, d.selection == Selection::percentage));
+    d.percentage = static_cast<int>(
+        int_symbol("CMA_SIZE_PERCENTAGE", x86 ? 0 : 10, d.selection == Selection::mbytes));
+    const auto& arch = rules::info(m_.arch);
+    d.zone_dma = flag("ZONE_DMA").value_or(arch.zone_dma_default);
+    d.zone_dma32 = flag("ZONE_DMA32").value_or(arch.zone_dma32_default);
+    d.highmem = flag("HIGHMEM").value_or(false);
+    m_.default_cma = d;
+    std::optional<long long> bytes;
+    std::string rule;
+    switch (d.selection) {
+    case Selection::mbytes:
+        bytes = static_cast<long long>(d.mbytes << 20);
+        rule = "size_bytes = CONFIG_CMA_SIZE_MBYTES * SZ_1M (CMA_SIZE_SEL_MBYTES); cma= replaces "
+               "it, a linux,cma-default pool the kernel creates makes it unneeded";
+        break;
+    case Selection::percentage:
+        rule = "cma_early_percent_memory() = RAM pages * CONFIG_CMA_SIZE_PERCENTAGE / 100 "
+               "(CMA_SIZE_SEL_PERCENTAGE): decided at boot from the memory";
+        break;
+    case Selection::min:
+        rule = "min(size_bytes, cma_early_percent_memory()) (CMA_SIZE_SEL_MIN)";
+        break;
+    case Selection::max:
+        rule = "max(size_bytes, cma_early_percent_memory()) (CMA_SIZE_SEL_MAX)";
+        break;
+    }
+    step("default_cma_size", bytes, rule,
+         "kernel/dma/contiguous.c dma_contiguous_reserve(), kernel/dma/Kconfig (read in "
+         "5.10.223, 6.1.192, 6.12.117)",
+         std::move(inputs));
 }
 
 } // namespace cmalign::kernel::detail

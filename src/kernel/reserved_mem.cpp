@@ -42,7 +42,26 @@ constexpr std::array<RestrictedPoolRules, 2> restricted_rows{{
      "6.1.192, 6.12.117 and 7.2.13)"},
 }};
 
+constexpr std::array<NoMapOverlapRules, 2> no_map_rows{{
+    {rules::until(5, 12), false,
+     "drivers/of/fdt.c early_init_dt_reserve_memory_arch(), __reserved_mem_reserve_reg() (read "
+     "in 5.10.223: pr_info)"},
+    // Between 5.10.223 and 6.1.192 [likely v5.13].
+    {rules::since(5, 13), true,
+     "drivers/of/fdt.c (6.1.192), drivers/of/of_reserved_mem.c (6.12.117, 7.2.13) "
+     "early_init_dt_reserve_memory(), __reserved_mem_reserve_reg() (pr_err; the RAM test "
+     "[likely v5.13])"},
+}};
+
 } // namespace
+
+std::span<const NoMapOverlapRules> no_map_overlap_rows() {
+    return no_map_rows;
+}
+
+const NoMapOverlapRules& no_map_overlap_rules(const KernelVersion& version) {
+    return *rules::find(no_map_overlap_rows(), version);
+}
 
 std::span<const RestrictedPoolRules> restricted_pool_rows() {
     return restricted_rows;

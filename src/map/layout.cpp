@@ -143,6 +143,27 @@ void add_blocks(const checks::Result& result, const std::optional<fix::Plan>& pl
         Block b = block_of(region, result, layout.alignment, plan);
         (b.base ? layout.placed : layout.dynamic).push_back(std::move(b));
     }
+    // The default CMA area (cma= or CONFIG_CMA_SIZE_*) where the checks place it.
+    if (const auto& area = result.default_area;
+        area && (area->outcome == checks::DefaultArea::Outcome::created ||
+                 area->outcome == checks::DefaultArea::Outcome::failed)) {
+        Block b;
+        b.label = fmt::format("default CMA area ({})", area->asked);
+        b.kind = "cma";
+        b.reusable = true;
+        b.base = area->base;
+        b.size = area->size ? area->size : area->requested;
+        if (area->outcome == checks::DefaultArea::Outcome::failed) {
+            b.status = Status::rejected;
+            b.reason = area->reason;
+        } else {
+            layout.notes.push_back(fmt::format(
+                "{}: placed where memblock finds room after the tree's reservations; the "
+                "kernel's own early allocations (page tables, the memmap) may push it lower",
+                b.label));
+        }
+        (b.base ? layout.placed : layout.dynamic).push_back(std::move(b));
+    }
     int index = 0;
     for (const auto& m : rv.memreserve) {
         ++index;

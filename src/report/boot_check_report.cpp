@@ -71,6 +71,8 @@ nlohmann::json boot_check_json(const BootCheckReport& o) {
     j["reservations"] = reservations;
     j["disagreements"] = o.disagreements();
     j["explain"] = o.explained ? explain_json(*o.explained) : nlohmann::json(nullptr);
+    j["default_cma_area"] =
+        o.explained ? default_area_json(o.explained->default_area) : nlohmann::json(nullptr);
     j["notes"] = o.notes;
     j["errors"] = diagnostics_json(o.errors);
     j["log_tail"] = o.log_tail;
@@ -119,6 +121,18 @@ std::string boot_check_text(const BootCheckReport& o) {
                            "disagrees on {}\n",
                            o.reservations.size(), o.reservations.size() == 1 ? "" : "s", created,
                            created == 1 ? "" : "s", lost_count, o.disagreements());
+    if (o.explained && o.explained->default_area) {
+        const auto& a = *o.explained->default_area;
+        out += fmt::format("\ndefault CMA area ({})\n  kernel: {}{}\n", a.asked, a.kernel,
+                           a.kernel_base ? fmt::format(" at {:#x}", *a.kernel_base) : "");
+        for (const auto& m : a.log)
+            out += fmt::format("    log {:>5}: {}\n", m.line_number, m.message);
+        out += fmt::format("  check:  {}{}\n", a.predicted,
+                           a.predicted_base   ? fmt::format(" at {:#x}", *a.predicted_base)
+                           : a.reason.empty() ? ""
+                                              : " (" + a.reason + ")");
+        out += a.agree ? "  agree\n" : "  DISAGREE\n";
+    }
     for (const auto& n : o.notes)
         out += "note: " + n + '\n';
     if (!o.crash.empty()) {

@@ -39,6 +39,40 @@ nlohmann::json fix_json_of(const NodeExplanation& n) {
 
 } // namespace
 
+nlohmann::json default_area_json(const std::optional<DefaultAreaExplanation>& area) {
+    if (!area) return nullptr;
+    auto opt = [](const auto& o) { return o ? nlohmann::json(*o) : nlohmann::json(nullptr); };
+    return {{"asked", area->asked},
+            {"predicted", area->predicted},
+            {"predicted_base", opt(area->predicted_base)},
+            {"predicted_size", area->predicted_size},
+            {"predicted_lines", area->predicted_lines},
+            {"reason", area->reason},
+            {"kernel", area->kernel},
+            {"kernel_base", opt(area->kernel_base)},
+            {"kernel_size", opt(area->kernel_size)},
+            {"log", log_lines_json(area->log, LogLineText::as_read)},
+            {"agree", area->agree}};
+}
+
+namespace {
+
+std::string default_area_text(const DefaultAreaExplanation& a) {
+    std::string out = fmt::format("\ndefault CMA area ({}): check says {}", a.asked, a.predicted);
+    if (a.predicted_base)
+        out += fmt::format(" at {:#x} ({})", *a.predicted_base, format_size(a.predicted_size));
+    else if (!a.reason.empty())
+        out += fmt::format(" ({})", a.reason);
+    out += fmt::format("; the log shows {}", a.kernel);
+    if (a.kernel_base) out += fmt::format(" at {:#x}", *a.kernel_base);
+    out += a.agree ? "\n" : " (disagreement)\n";
+    for (const auto& m : a.log)
+        out += fmt::format("  {}: {}\n", m.line_number, m.message);
+    return out;
+}
+
+} // namespace
+
 nlohmann::json explain_json(const Explanation& outcome) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& n : outcome.nodes) {
@@ -62,6 +96,7 @@ nlohmann::json explain_json(const Explanation& outcome) {
     j["other_log_lines"] = log_lines_json(outcome.other, LogLineText::as_read);
     j["unexplained_log_lines"] = log_lines_json(outcome.unexplained, LogLineText::as_read);
     j["board_findings"] = diagnostics_json(outcome.board_findings);
+    j["default_cma_area"] = default_area_json(outcome.default_area);
     j["notes"] = outcome.notes;
     j["errors"] = diagnostics_json(outcome.errors);
     return j;
@@ -118,6 +153,7 @@ std::string explain_text(const Explanation& outcome) {
         for (const auto& d : outcome.board_findings)
             out += "  " + format_gcc(d) + '\n';
     }
+    if (outcome.default_area) out += default_area_text(*outcome.default_area);
     if (!outcome.other.empty()) {
         out += "\nother reserved-memory and CMA lines:\n";
         for (const auto& m : outcome.other)

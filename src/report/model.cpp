@@ -6,12 +6,66 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/kernel/default_cma.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/report/report.hpp"
 
 namespace cmalign::kernel {
 
 using nlohmann::json;
+
+namespace {
+
+const char* selection_name(DefaultCmaConfig::Selection s) {
+    switch (s) {
+    case DefaultCmaConfig::Selection::mbytes:
+        return "mbytes";
+    case DefaultCmaConfig::Selection::percentage:
+        return "percentage";
+    case DefaultCmaConfig::Selection::min:
+        return "min";
+    case DefaultCmaConfig::Selection::max:
+        return "max";
+    }
+    return "mbytes";
+}
+
+// The default CMA area as far as the configuration says (no board: no RAM, no cma=).
+json default_cma_json(const Model& m) {
+    if (!m.default_cma) return nullptr;
+    const auto& d = *m.default_cma;
+    const auto size = default_cma_config_size(m, std::nullopt);
+    json j;
+    j["selection"] = selection_name(d.selection);
+    j["mbytes"] = d.mbytes;
+    j["percentage"] = d.percentage;
+    j["size_bytes"] = size ? json(*size) : json(nullptr);
+    j["aligned_size_bytes"] = size && m.cma_min_alignment_bytes
+                                  ? json(*round_up(*size, *m.cma_min_alignment_bytes))
+                                  : json(nullptr);
+    const auto& row = default_cma_limit_row(m.arch, m.version);
+    j["limit_rule"] = default_cma_limit_rule(m);
+    j["limit_source"] = fmt::format("{} ({})", row.source, row.versions.str());
+    j["placement_source"] = default_cma_rules(m.version).source;
+    return j;
+}
+
+std::string default_cma_text(const Model& m) {
+    if (!m.default_cma) return "none (no CONFIG_CMA / CONFIG_DMA_CMA)";
+    const auto size = default_cma_config_size(m, std::nullopt);
+    if (!size) return fmt::format("{}, decided at boot from the RAM", default_cma_config_words(m));
+    if (*size == 0)
+        return fmt::format("none ({}; cma= can ask for one)", default_cma_config_words(m));
+    std::string out = fmt::format("{} ({})", format_size(*size), default_cma_config_words(m));
+    if (m.cma_min_alignment_bytes) {
+        const auto aligned = round_up(*size, *m.cma_min_alignment_bytes);
+        if (aligned && *aligned != *size)
+            out += fmt::format(", {} after alignment", format_size(*aligned));
+    }
+    return out;
+}
+
+} // namespace
 
 json to_json(const Model& m) {
     json j;
@@ -25,6 +79,7 @@ json to_json(const Model& m) {
                                       m.pageblock_order_range->second};
     j["cma_min_alignment_bytes"] =
         m.cma_min_alignment_bytes ? json(*m.cma_min_alignment_bytes) : json(nullptr);
+    j["default_cma_area"] = default_cma_json(m);
     json steps = json::array();
     for (const auto& s : m.derivation) {
         json inputs = json::array();
@@ -74,7 +129,8 @@ namespace {
 
 std::string value_text(const Step& s) {
     if (!s.value) return "decided at boot";
-    if (s.quantity == "page_size" || s.quantity == "cma_min_alignment_bytes")
+    if (s.quantity == "page_size" || s.quantity == "cma_min_alignment_bytes" ||
+        s.quantity == "default_cma_size")
         return fmt::format("{} ({})", *s.value,
                            format_size(static_cast<std::uint64_t>(*s.value), ByteUnit::bytes));
     if (s.quantity == "hugetlb" || s.quantity == "thp") return *s.value ? "yes" : "no";
@@ -115,6 +171,12 @@ std::string render_text(const Model& m) {
                        pageblock_text(m.pageblock_order, m.pageblock_order_range));
     out +=
         fmt::format("  CMA_MIN_ALIGNMENT_BYTES: {}\n", alignment_text(m.cma_min_alignment_bytes));
+    out += fmt::format("  default CMA area:        {}\n", default_cma_text(m));
+    if (m.default_cma) {
+        const auto& row = default_cma_limit_row(m.arch, m.version);
+        out += fmt::format("    placed below:          {} ({}; {}); cma= overrides the size\n",
+                           default_cma_limit_rule(m), row.source, row.versions.str());
+    }
     out += "\nderivation:\n";
     for (const auto& s : m.derivation) {
         out += fmt::format("  {} = {}\n", s.quantity, value_text(s));

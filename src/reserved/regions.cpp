@@ -532,6 +532,7 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
     const Cells cells{out.address_cells, out.size_cells};
     read_memory(root, cells, out);
     read_bootargs(root, options, out);
+    out.dma_max_cpu_address = dma_max_cpu_address(root);
 
     const dt::Node* rm = find_child_fdt(root, "reserved-memory");
     if (rm == nullptr) return out;

@@ -282,15 +282,68 @@ TEST_CASE("overlap") {
     auto g = findings(check_tree(t, arm64_612()), "overlap");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "/memreserve/"));
+
+    // Two identical CMA pools both become areas: the boot dies.
+    auto twins = board({cma_static("p@60000000", 0x60000000, 32u << 20),
+                        cma_static("q@60000000", 0x60000000, 32u << 20)});
+    auto h = findings(check_tree(twins, arm64_612()), "overlap");
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].severity == Severity::error);
+    CHECK(contains(h[0].message, "kernel BUG at lib/list_debug.c"));
+}
+
+TEST_CASE("overlap: a no-map region over memory already reserved is refused") {
+    auto pool = cma_static("ovla0@60000000", 0x60000000, 32u << 20);
+    auto nomap =
+        node("ovlb0@60000000", {cells("reg", {0, 0x60000000, 0, 128u << 20}), flag("no-map")});
+    auto f = findings(check_tree(board({pool, nomap}), arm64_612()), "overlap");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].node == "/reserved-memory/ovlb0@60000000");
+    CHECK(contains(f[0].message, "\"OF: reserved mem: Reserved memory: failed to reserve memory "
+                                 "for node 'ovlb0@60000000': base 0x0000000060000000, size 128 "
+                                 "MiB\""));
+    // The other order: the no-map region is reserved first and the pool only overlaps it.
+    auto g = findings(check_tree(board({nomap, pool}), arm64_612()), "overlap");
+    REQUIRE(g.size() == 1);
+    CHECK(g[0].severity == Severity::warning);
+    // Outside RAM: refused by 5.10, not from v5.13 [likely] (only over RAM).
+    auto far_pool = cma_static("p@96000000", 0x96000000, 32u << 20);
+    auto far_nomap =
+        node("n@96000000", {cells("reg", {0, 0x96000000, 0, 128u << 20}), flag("no-map")});
+    auto old_kernel = arm64_612();
+    old_kernel.version = *KernelVersion::parse("5.10.223");
+    auto o = findings(check_tree(board({far_pool, far_nomap}), old_kernel), "overlap");
+    REQUIRE(o.size() == 1);
+    CHECK(contains(o[0].message, "OF: fdt: Reserved memory: failed to reserve memory"));
+    auto n = findings(check_tree(board({far_pool, far_nomap}), arm64_612()), "overlap");
+    REQUIRE(n.size() == 1);
+    CHECK(n[0].severity == Severity::warning);
 }
 
 TEST_CASE("outside-memory") {
     auto out = cma_static("cma@90000000", 0x90000000, 32u << 20); // RAM is 0x40000000..0x80000000
     auto f = findings(check_tree(board({out}), arm64_612()), "outside-memory");
     REQUIRE(f.size() == 1);
-    CHECK(f[0].severity == Severity::warning);
-    // The kernel message (mm/cma.c cma_activate_area(), 6.1 and 6.12).
-    CHECK(contains(f[0].message, "cma: CMA area cma@90000000 could not be activated"));
+    // Beyond the end of RAM the boot dies (booted on the suite's kernels).
+    CHECK(f[0].severity == Severity::error);
+    CHECK(contains(f[0].message, "lies beyond the end of RAM (0x80000000)"));
+    CHECK(contains(f[0].message, "the boot dies"));
+    auto crossing = cma_static("cma@7f000000", 0x7f000000, 32u << 20);
+    auto fc = findings(check_tree(board({crossing}), arm64_612()), "outside-memory");
+    REQUIRE(fc.size() == 1);
+    CHECK(fc[0].severity == Severity::error);
+    CHECK(contains(fc[0].message, "crosses the end of RAM"));
+    // In a hole between two banks: the area is only not activated (mm/cma.c
+    // cma_activate_area(), 6.1 and 6.12).
+    auto holed = board({cma_static("cma@8a000000", 0x8a000000, 32u << 20)});
+    holed.root.children.push_back(
+        node("memory@90000000",
+             {str("device_type", {"memory"}), cells("reg", {0, 0x90000000, 0, 0x10000000})}));
+    auto fh = findings(check_tree(holed, arm64_612()), "outside-memory");
+    REQUIRE(fh.size() == 1);
+    CHECK(fh[0].severity == Severity::warning);
+    CHECK(contains(fh[0].message, "cma: CMA area cma@8a000000 could not be activated"));
     CHECK(findings(
               check_tree(board({cma_static("cma@42000000", 0x42000000, 32u << 20)}), arm64_612()),
               "outside-memory")

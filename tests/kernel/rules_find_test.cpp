@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/kernel/calc_rules.hpp"
+#include "cmalign/internal/kernel/default_cma.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
 
@@ -52,6 +53,27 @@ TEST_CASE("rows of one key never overlap, so rules::find's first match is the on
     check_disjoint(rules::kconfig_range_rules(), "kconfig_range_rules", any_key);
     check_disjoint(calc_rules::all(), "calc rules",
                    [](const auto& a, const auto& b) { return a.topic == b.topic; });
+    check_disjoint(default_cma_rows(), "default_cma_rows", any_key);
+    check_disjoint(default_cma_limit_rows(), "default_cma_limit_rows", same_arch);
+    check_disjoint(no_map_overlap_rows(), "no_map_overlap_rows", any_key);
+}
+
+TEST_CASE("default CMA area rules: the versions the trees were read in") {
+    using BottomUp = DefaultCmaRules::BottomUp;
+    CHECK(default_cma_rules({5, 10, 223, true}).bottom_up == BottomUp::never);
+    CHECK(default_cma_rules({6, 1, 192, true}).bottom_up == BottomUp::when_memblock_end_allows);
+    CHECK_FALSE(default_cma_rules({6, 1, 192, true}).prints_node);
+    CHECK(default_cma_rules({6, 12, 117, true}).prints_node);
+    CHECK(default_cma_rules({7, 2, 13, true}).bottom_up == BottomUp::when_limit_allows);
+    CHECK(default_cma_rules({7, 2, 13, true}).cmdline_limit_replaces);
+    CHECK(default_cma_limit_row(Arch::arm64, {6, 1, 192, true}).rule ==
+          DefaultCmaLimitRule::arm64_max_zone_phys);
+    CHECK(default_cma_limit_row(Arch::arm64, {6, 12, 117, true}).rule ==
+          DefaultCmaLimitRule::arm64_zone_dma_limit);
+    CHECK(default_cma_limit_row(Arch::powerpc, {6, 12, 117, true}).rule ==
+          DefaultCmaLimitRule::no_call);
+    CHECK_FALSE(no_map_overlap_rules({5, 10, 223, true}).only_over_ram);
+    CHECK(no_map_overlap_rules({6, 1, 192, true}).only_over_ram);
 }
 
 TEST_CASE("rules::find: the row that holds the version, nullptr where none does") {

@@ -121,6 +121,22 @@ void check_oracle_case(const json& c, const fs::path& dir, OracleResult& result)
     optional_truth("HUGETLB_PAGE_ORDER", model->hugetlb_page_order);
     optional_truth("HPAGE_PMD_ORDER", model->hpage_pmd_order);
     optional_truth("SECTION_SIZE_BITS", model->section_size_bits);
+    // The default CMA area's size as the configuration selects it: the case's own record of
+    // CONFIG_CMA_SIZE_MBYTES, and none without CMA and DMA_CMA.
+    const json& symbols = c.at("config_symbols");
+    auto symbol = [&](const char* name) -> std::string {
+        return symbols.contains(name) && symbols.at(name).is_string()
+                   ? symbols.at(name).get<std::string>()
+                   : std::string{};
+    };
+    if (symbol("CONFIG_CMA") == "y" && symbol("CONFIG_DMA_CMA") == "y") {
+        expect("default CMA area", model->default_cma.has_value());
+        if (model->default_cma && !symbol("CONFIG_CMA_SIZE_MBYTES").empty())
+            expect("CONFIG_CMA_SIZE_MBYTES",
+                   model->default_cma->mbytes == std::stoull(symbol("CONFIG_CMA_SIZE_MBYTES")));
+    } else if (symbol("CONFIG_CMA") == "n") {
+        expect("no default CMA area without CMA", !model->default_cma.has_value());
+    }
     // A kernel-generated .config is consistent by construction: no warning may come out of it
     // (in particular not for the ARCH_FORCE_MAX_ORDER default that arm64 .configs always carry).
     if (fs::exists(config_path)) {

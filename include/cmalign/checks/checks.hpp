@@ -100,9 +100,42 @@ struct Level {
 };
 Level level_of(const CheckInfo& check, const Options& options);
 
+// The default CMA area (cma= or CONFIG_CMA_SIZE_*) as the kernel sets it up at boot, after the
+// tree's reservations: kernel/dma/contiguous.c dma_contiguous_reserve() and mm/cma.c
+// cma_declare_contiguous_nid() (src/checks/default_area.cpp).
+struct DefaultArea {
+    enum class Source { cmdline, config };
+    enum class Outcome {
+        created, // "cma: Reserved N MiB at …"
+        failed,  // "cma: Failed to reserve N MiB" (or only an earlier line of why)
+        none,    // size 0: nothing asked
+        dt_pool, // a linux,cma-default pool the kernel created is the default area
+        no_call, // the arch never reserves one (powerpc)
+        unknown, // the CMA alignment or the size is decided at boot, or no /memory
+    };
+    Source source = Source::config;
+    Outcome outcome = Outcome::unknown;
+    std::string asked;                  // "cma=64M" / "CONFIG_CMA_SIZE_MBYTES=16"
+    std::uint64_t requested = 0;        // bytes asked
+    std::uint64_t size = 0;             // after ALIGN(size, CMA_MIN_ALIGNMENT_BYTES)
+    std::uint64_t alignment = 0;        // CMA_MIN_ALIGNMENT_BYTES
+    std::optional<std::uint64_t> fixed; // cma=SIZE@BASE with base + size == limit: exactly there
+    std::uint64_t arch_limit = 0;       // what the arch passes to dma_contiguous_reserve()
+    std::uint64_t limit = 0;            // the limit in force (aligned down, memblock end)
+    std::string limit_words;            // how the arch limit came about
+    std::optional<std::uint64_t> base;  // created: where memblock puts it (estimate)
+    std::string reason;                 // failed / none / unknown / no_call: why
+    std::vector<std::string> lines;     // what the kernel prints, in order
+    std::string dt_pool;                // dt_pool: the node's path
+    // Where the area is placed (or refused) cmdline-cma already reports: the cma= value itself.
+    bool reported_by_cmdline_check = false;
+};
+const char* to_string(DefaultArea::Outcome outcome);
+
 struct Result {
     reserved::Reservations reservations;
-    std::vector<Diagnostic> diagnostics; // input problems first, then checks in registry order
+    std::optional<DefaultArea> default_area; // nullopt without CONFIG_DMA_CMA
+    std::vector<Diagnostic> diagnostics;     // input problems first, then checks in registry order
     std::size_t count(Severity s) const;
     // Exit status 1 material: an error, or a warning under --werror.
     bool failed(bool werror) const;
@@ -125,6 +158,9 @@ std::vector<EarlyReservation> assumed_early_reservations(const reserved::Reserva
 Result run(reserved::Reservations reservations, const kernel::Model& model, const Options& options);
 // Reads the tree (reserved::read with the model's CMA facts) and runs the checks.
 Result run(const dt::Tree& tree, const kernel::Model& model, const Options& options);
+
+// The default CMA area of this board on this kernel (nullopt without CONFIG_CMA/DMA_CMA).
+std::optional<DefaultArea> default_area(const Context& ctx);
 
 // The CMA alignment the model gives, or the largest/smallest possible when decided at boot.
 struct AlignmentFacts {

@@ -46,6 +46,18 @@ struct Step {
     std::vector<StepInput> inputs;
 };
 
+// The default CMA area as the configuration sizes it (kernel/dma/contiguous.c
+// dma_contiguous_reserve(), kernel/dma/Kconfig), and the zone facts that bound where it goes.
+struct DefaultCmaConfig {
+    enum class Selection { mbytes, percentage, min, max }; // CONFIG_CMA_SIZE_SEL_*
+    Selection selection = Selection::mbytes;
+    std::uint64_t mbytes = 0; // CONFIG_CMA_SIZE_MBYTES (0 when SEL_PERCENTAGE hides it)
+    int percentage = 0;       // CONFIG_CMA_SIZE_PERCENTAGE (0 when SEL_MBYTES hides it)
+    bool zone_dma = false;    // CONFIG_ZONE_DMA
+    bool zone_dma32 = false;  // CONFIG_ZONE_DMA32
+    bool highmem = false;     // CONFIG_HIGHMEM
+};
+
 struct Model {
     KernelVersion version;
     Arch arch = Arch::arm64;
@@ -73,7 +85,8 @@ struct Model {
     // CONFIG_DMA_RESTRICTED_POOL (kernel/dma/swiotlb.c, rmem_swiotlb_setup()); nullopt when a
     // defconfig or fragment does not say (Kconfig default n, nothing selects it).
     std::optional<bool> dma_restricted_pool;
-    int cma_areas = 0;                          // MAX_CMA_AREAS as the version defines it
+    int cma_areas = 0;                           // MAX_CMA_AREAS as the version defines it
+    std::optional<DefaultCmaConfig> default_cma; // nullopt without CONFIG_CMA and CONFIG_DMA_CMA
     std::optional<int> page_block_order_option; // CONFIG_PAGE_BLOCK_(MAX_)ORDER in effect (≥6.16)
     bool phys_addr_64bit = true;
     // HUGETLB_PAGE_ORDER / HPAGE_PMD_ORDER when the feature is on and the order is fixed at

@@ -11,6 +11,7 @@
 
 #include "cmalign/bootlog/bootlog.hpp"
 #include "cmalign/bootlog/match.hpp"
+#include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/version.hpp"
 #include "cmalign/fix/fix.hpp"
@@ -34,6 +35,26 @@ struct NodeExplanation {
     std::vector<Diagnostic> fix_issues; // what fix could not do for the node
 };
 
+// The default CMA area (cma= or CONFIG_CMA_SIZE_*): check's prediction (checks::DefaultArea)
+// next to the "cma: " lines of the log no node took.
+struct DefaultAreaExplanation {
+    std::string asked;     // "cma=64M", "CONFIG_CMA_SIZE_MBYTES=16"
+    std::string predicted; // checks::to_string(DefaultArea::Outcome)
+    std::optional<std::uint64_t> predicted_base;
+    std::uint64_t predicted_size = 0;
+    std::vector<std::string> predicted_lines;
+    std::string reason;          // check's why, for a failure or no area
+    std::string kernel = "none"; // "created", "failed", "none" (no such line in the log)
+    std::optional<std::uint64_t> kernel_base;
+    std::optional<std::uint64_t> kernel_size; // as the line prints it (MiB)
+    std::vector<bootlog::Message> log;
+    bool agree = true; // created ⇔ created; failed ⇔ failed; no area ⇔ no line
+};
+// Ties the lines about no node (Explanation::other) to the default area check predicts; they
+// stay in `other` too.
+DefaultAreaExplanation explain_default_area(const checks::DefaultArea& area,
+                                            const std::vector<bootlog::Message>& other);
+
 struct Explanation {
     bootlog::Log log;
     std::optional<KernelVersion> version;
@@ -47,6 +68,7 @@ struct Explanation {
     std::vector<bootlog::Message> unexplained;
     // check's findings that concern no /reserved-memory node (the command line, /memory, …).
     std::vector<Diagnostic> board_findings;
+    std::optional<DefaultAreaExplanation> default_area; // with CONFIG_DMA_CMA
     std::vector<Diagnostic> errors; // unreadable log or board, configuration
     std::vector<std::string> notes;
 };

@@ -169,6 +169,9 @@ struct Reservations {
     std::vector<Region> regions; // document order
     std::vector<MemoryBank> memory;
     std::vector<dt::MemReserve> memreserve;
+    // The lowest end (inclusive) of the CPU addresses the tree's dma-ranges reach
+    // (of_dma_get_max_cpu_address(NULL)); nullopt when no node has a non-empty dma-ranges.
+    std::optional<std::uint64_t> dma_max_cpu_address;
 
     std::optional<std::string> bootargs; // effective command line
     Location bootargs_where;             // /chosen/bootargs property (unknown for --bootargs)
@@ -178,6 +181,9 @@ struct Reservations {
     // Set whenever there is a command line.
     std::shared_ptr<const BootParams> boot_params;
 };
+
+// of_dma_get_max_cpu_address(NULL) of the tree (src/reserved/dma_ranges.cpp).
+std::optional<std::uint64_t> dma_max_cpu_address(const dt::Node& root);
 
 // Never fails: every oddity is recorded as a fact for checks/ to judge.
 Reservations read(const dt::Tree& tree, const ReadOptions& options = {});

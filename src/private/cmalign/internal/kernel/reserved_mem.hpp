@@ -55,6 +55,18 @@ struct RestrictedPoolRules {
 const RestrictedPoolRules& restricted_pool_rules(const KernelVersion& version);
 std::span<const RestrictedPoolRules> restricted_pool_rows();
 
+// early_init_dt_reserve_memory() (drivers/of/fdt.c; of_reserved_mem.c from v6.12): a no-map
+// region over memory already reserved is refused with -EBUSY ("Reserved memory: failed to
+// reserve memory for node …") and neither marked no-map nor reserved. From "of: fdt: Don't
+// worry about non-memory region overlap for no-map" only where it overlaps RAM.
+struct NoMapOverlapRules {
+    VersionRange versions;
+    bool only_over_ram;
+    const char* source;
+};
+const NoMapOverlapRules& no_map_overlap_rules(const KernelVersion& version);
+std::span<const NoMapOverlapRules> no_map_overlap_rows();
+
 // Whether the arch's coherent allocator refuses a non-reusable shared-dma-pool without no-map
 // (kernel/dma/coherent.c rmem_dma_setup(), CONFIG_ARM only).
 bool coherent_pool_needs_no_map(Arch arch);

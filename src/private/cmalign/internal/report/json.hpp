@@ -17,6 +17,8 @@ namespace cmalign::report {
 //   "unmatched_log_lines", "other_log_lines", "unexplained_log_lines", "board_findings", "notes",
 //   "errors"}
 nlohmann::json explain_json(const Explanation& explanation);
+// The default CMA area of explain and boot-check (null without CONFIG_DMA_CMA).
+nlohmann::json default_area_json(const std::optional<DefaultAreaExplanation>& area);
 
 // boot-check's JSON object (docs/json.md): image, config, qemu, graft, reservations, explain, …
 nlohmann::json boot_check_json(const BootCheckReport& report);

@@ -1,0 +1,183 @@
+// The default CMA area (cma= or CONFIG_CMA_SIZE_*) on hand-made boards: its size after the
+// kernel's rounding, where memblock puts it below the arch's limit, and cma-default-area's error
+// when it has no room. The booted figures are in docs/boot-check.md.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cmalign/checks/checks.hpp"
+#include "support/dt_builder.hpp"
+#include "support/models.hpp"
+
+using namespace cmalign;
+using namespace cmalign::test;
+using Outcome = checks::DefaultArea::Outcome;
+
+namespace {
+
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+
+kernel::Model with_default_area(kernel::Model m, std::uint64_t mbytes) {
+    kernel::DefaultCmaConfig d;
+    d.mbytes = mbytes;
+    d.zone_dma = d.zone_dma32 = true;
+    m.default_cma = d;
+    return m;
+}
+
+std::vector<Diagnostic> errors(const checks::Result& r) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : r.diagnostics)
+        if (d.check == "cma-default-area") out.push_back(d);
+    return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+dt::Node no_map(std::string name, std::uint64_t base, std::uint64_t size) {
+    return node(
+        std::move(name),
+        {cells("reg", {static_cast<std::uint32_t>(base >> 32), static_cast<std::uint32_t>(base),
+                       static_cast<std::uint32_t>(size >> 32), static_cast<std::uint32_t>(size)}),
+         flag("no-map")});
+}
+
+} // namespace
+
+TEST_CASE("default CMA area: CONFIG_CMA_SIZE_MBYTES rounded to the CMA alignment, at the top") {
+    // 16K pages: 32 MiB alignment, so 16 MiB becomes 32 MiB; arm64 6.12 with 1 GiB of RAM at
+    // 0x40000000: ZONE_DMA ends at the end of RAM, the area goes to its top.
+    auto r = checks::run(board({}), with_default_area(arm64_612(16384), 16), {});
+    REQUIRE(r.default_area);
+    const auto& a = *r.default_area;
+    CHECK(a.outcome == Outcome::created);
+    CHECK(a.requested == 16 * mib);
+    CHECK(a.size == 32 * mib);
+    CHECK(a.limit == 0x80000000);
+    CHECK(a.base == std::optional<std::uint64_t>(0x7e000000));
+    REQUIRE(a.lines.size() == 1);
+    CHECK(a.lines[0] == "cma: Reserved 32 MiB at 0x000000007e000000 on node -1");
+    CHECK(errors(r).empty());
+}
+
+TEST_CASE("default CMA area: 64K pages round 32 MiB to 512 MiB, which a no-map region blocks") {
+    auto m = with_default_area(arm64_612(65536), 32);
+    auto free_board = checks::run(board({}), m, {});
+    REQUIRE(free_board.default_area);
+    CHECK(free_board.default_area->outcome == Outcome::created);
+    CHECK(free_board.default_area->size == 512 * mib);
+    CHECK(free_board.default_area->base == std::optional<std::uint64_t>(0x60000000));
+    // 1 MiB of firmware at 0x70000000 leaves no 512 MiB-aligned 512 MiB of free RAM.
+    auto r = checks::run(board({no_map("fw@70000000", 0x70000000, mib)}), m, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::failed);
+    REQUIRE(r.default_area->lines.size() == 1);
+    CHECK(r.default_area->lines[0] == "cma: Failed to reserve 512 MiB on node -1");
+    auto e = errors(r);
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].severity == Severity::error);
+    CHECK(e[0].node == "/memory@40000000");
+    CHECK(contains(e[0].message, "CONFIG_CMA_SIZE_MBYTES=32"));
+    CHECK(contains(e[0].message, "0x20000000 (512 MiB) after alignment"));
+    CHECK(contains(e[0].message, "\"cma: Failed to reserve 512 MiB on node -1\""));
+}
+
+TEST_CASE("default CMA area: the tree's dma-ranges bound arm64's ZONE_DMA and so the area") {
+    auto t = board({});
+    // A bus whose DMA reaches CPU addresses 0x40000000..0x4fffffff only.
+    t.root.children.push_back(
+        node("soc", {cells("#address-cells", {2}), cells("#size-cells", {2}), flag("ranges"),
+                     cells("dma-ranges", {0, 0, 0, 0x40000000, 0, 0x10000000})}));
+    auto small = checks::run(t, with_default_area(arm64_612(4096), 64), {});
+    REQUIRE(small.default_area);
+    CHECK(small.reservations.dma_max_cpu_address == std::optional<std::uint64_t>(0x4fffffff));
+    CHECK(small.default_area->limit == 0x50000000);
+    CHECK(small.default_area->base == std::optional<std::uint64_t>(0x50000000 - 64 * mib));
+    // 256 MiB do not fit below 0x50000000 beside the kernel image (assumed at 0x40000000).
+    auto big = checks::run(t, with_default_area(arm64_612(4096), 256), {});
+    REQUIRE(big.default_area);
+    CHECK(big.default_area->outcome == Outcome::failed);
+    CHECK(errors(big).size() == 1);
+}
+
+TEST_CASE("default CMA area: a linux,cma-default pool replaces it, cma=0 asks for none") {
+    auto pool = cma_pool("linux,cma", 32 * mib);
+    pool.properties.push_back(flag("linux,cma-default"));
+    auto m = with_default_area(arm64_612(4096), 16);
+    auto r = checks::run(board({pool}), m, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::dt_pool);
+    CHECK(r.default_area->dt_pool == "/reserved-memory/linux,cma");
+    // A pool the kernel rejects (no-map) leaves the configured area to be reserved.
+    auto rejected = pool;
+    rejected.properties.push_back(flag("no-map"));
+    auto r2 = checks::run(board({rejected}), m, {});
+    CHECK(r2.default_area->outcome == Outcome::created);
+    checks::Options o;
+    o.bootargs = "cma=0";
+    auto none = checks::run(board({}), m, o);
+    CHECK(none.default_area->outcome == Outcome::none);
+    CHECK(errors(none).empty());
+}
+
+TEST_CASE("default CMA area: no slot left, and the lines of the later mm/cma.c") {
+    auto m = with_default_area(arm64_612(4096), 16);
+    m.cma_areas = 2;
+    auto r = checks::run(board({cma_pool("a", 4 * mib), cma_pool("b", 4 * mib)}), m, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::failed);
+    CHECK(r.default_area->lines ==
+          std::vector<std::string>{"cma: Not enough slots for CMA reserved regions!"});
+    CHECK(errors(r).size() == 1);
+    // 7.2 prints the size it was asked for, not the aligned one, and no node.
+    auto m72 = with_default_area(arm64_612(16384), 16);
+    m72.version = *KernelVersion::parse("7.2.13");
+    auto r72 = checks::run(board({}), m72, {});
+    REQUIRE(r72.default_area);
+    CHECK(r72.default_area->size == 32 * mib);
+    CHECK(r72.default_area->lines ==
+          std::vector<std::string>{"cma: Reserved 16 MiB at 0x000000007e000000"});
+}
+
+TEST_CASE("default CMA area: what cmdline-cma reports about cma= is not reported twice") {
+    auto m = with_default_area(arm64_612(4096), 16);
+    checks::Options o;
+    // 3 MiB rounded to 4 MiB no longer ends at cma='s own limit: cmdline-cma says so.
+    o.bootargs = "cma=3M@0x80000000";
+    auto r = checks::run(board({}), m, o);
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::failed);
+    CHECK(r.default_area->reported_by_cmdline_check);
+    CHECK(errors(r).empty());
+    // Past the end of RAM but within cma='s own limit: only the kernel's limit (the end of
+    // memblock) refuses it, which cmdline-cma does not look at.
+    o.bootargs = "cma=64M@0x90000000";
+    auto beyond = checks::run(board({}), m, o);
+    REQUIRE(beyond.default_area);
+    CHECK(beyond.default_area->outcome == Outcome::failed);
+    CHECK_FALSE(beyond.default_area->reported_by_cmdline_check);
+    auto e = errors(beyond);
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].node.empty()); // --bootargs: no /chosen to point at
+    CHECK(contains(e[0].message, "\"cma: Size (0x0000000004000000) of region at "
+                                 "0x0000000090000000 exceeds limit (0x0000000080000000)\""));
+}
+
+TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the top") {
+    // 16K pages, 128 MiB sections: 3.5 MiB of page tables at the top, then the 256 MiB memmap
+    // buffer aligned to 32 MiB below them, of which only the bottom 4 MiB stays: the area
+    // (32 MiB) goes right below the page tables' 32 MiB block, as booted on 6.12-arm64-16k.
+    auto m = with_default_area(arm64_612(16384), 16);
+    m.section_size_bits = 27;
+    auto r = checks::run(board({}), m, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x7c000000));
+    // 4K pages: 5 MiB of tables, then 8 sections x 2 MiB of memmap, all kept.
+    auto m4 = with_default_area(arm64_612(4096), 64);
+    m4.section_size_bits = 27;
+    auto r4 = checks::run(board({}), m4, {});
+    REQUIRE(r4.default_area);
+    CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
+}
