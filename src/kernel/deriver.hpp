@@ -201,6 +201,7 @@ private:
     std::optional<OrderRange> pageblock_operand(rules::Operand o);
     void resolve_cma_alignment();
     void resolve_cma();
+    void resolve_image();
 };
 
 } // namespace cmalign::kernel::detail
