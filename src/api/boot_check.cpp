@@ -277,10 +277,23 @@ booted_early_reservations(const boot::Graft& graft, std::uint64_t dtb_size,
     };
     const std::uint64_t two_mib = std::uint64_t{2} << 20;
     switch (image.arch) {
-    case kernel::Arch::arm:
-        for (auto& e : checks::assumed_early_reservations(reservations, model))
-            out.push_back(std::move(e));
+    case kernel::Arch::arm: {
+        // The zImage decompresses the kernel to (its own address & ~(128 MiB - 1)) +
+        // TEXT_OFFSET (AUTO_ZRELADDR), swapper_pg_dir right below (16 KiB, 20 KiB with LPAE);
+        // its data table gives the running size. Without a table, check's assumption stays.
+        if (image.arm_running_size == 0) {
+            for (auto& e : checks::assumed_early_reservations(reservations, model))
+                out.push_back(std::move(e));
+            break;
+        }
+        const std::uint64_t text =
+            board(graft.kernel_address & ~((std::uint64_t{128} << 20) - 1)) + image.text_offset;
+        const std::uint64_t pg_dir = model.image.lpae ? 0x5000 : 0x4000;
+        out.push_back({Interval::of(text - pg_dir, image.arm_running_size + pg_dir),
+                       "the kernel image", false,
+                       "the zImage's decompressed size and bss, where it decompresses itself"});
         break;
+    }
     case kernel::Arch::riscv:
         out.push_back({Interval::of(board(graft.kernel_address) - two_mib, two_mib),
                        "OpenSBI's firmware", false});

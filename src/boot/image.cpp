@@ -109,6 +109,20 @@ std::optional<Recognised> recognise(const std::vector<std::uint8_t>& b) {
     return std::nullopt;
 }
 
+// A little-endian zImage's data table (arch/arm/boot/compressed/head.S and vmlinux.lds.S, read
+// in 5.10.223, 6.1.192 and 6.12.117): 0x38 holds its offset when 0x34 holds 0x45454545; the table
+// is {word count, "KSLZ", offset of the decompressed size, bss size, TEXT_OFFSET, malloc size}.
+// The running kernel takes the decompressed size plus the bss at TEXT_OFFSET.
+void arm_zimage_table(const std::vector<std::uint8_t>& b, KernelImage& image) {
+    if (b.size() < 0x3c || le32(b, 0x34) != 0x45454545) return;
+    const std::size_t table = le32(b, 0x38);
+    if (table > b.size() || b.size() - table < 24 || le32(b, table + 4) != 0x5a534c4b) return;
+    const std::size_t size_at = le32(b, table + 8);
+    if (size_at > b.size() || b.size() - size_at < 4) return;
+    image.arm_running_size = std::uint64_t{le32(b, size_at)} + le32(b, table + 12);
+    image.text_offset = le32(b, table + 16);
+}
+
 } // namespace
 
 std::optional<KernelImage> read_kernel_image(const std::string& path, Diagnostics& diags) {
@@ -168,6 +182,7 @@ std::optional<KernelImage> read_kernel_image(const std::string& path, Diagnostic
             image.page_size = sizes[(le64(bytes, 24) >> 1) & 3];
         }
     }
+    if (what->arch == kernel::Arch::arm) arm_zimage_table(bytes, image);
     if (image.image_size == 0) image.image_size = bytes.size();
     image.banner = banner_of(bytes);
     image.config = ikconfig_of(bytes);

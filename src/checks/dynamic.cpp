@@ -37,6 +37,9 @@ constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 constexpr std::uint64_t assumed_arm64_image = 48 * mib;
 constexpr std::uint64_t assumed_arm_image = 29 * mib;
 constexpr std::uint64_t assumed_riscv_image = 36 * mib;
+// An XIP kernel keeps only its data and bss in RAM; nothing in the inputs says how much. Boards
+// built that way are small (stm32_defconfig, nommu riscv): 2 MiB is taken, said as assumed.
+constexpr std::uint64_t assumed_xip_ram = 2 * mib;
 
 // memblock's round_up()/round_down() are bit masks (include/linux/math.h): an alignment that is
 // not a power of two gives what the masks give (alignment-not-power-of-2 reports it).
@@ -281,30 +284,130 @@ std::vector<DynamicPlacement> place_dynamic(const Context& ctx, bool with_assume
     return out;
 }
 
+namespace {
+
+// The RAM the kernel runs from, and why there: /chosen's usable range (a crash kernel), else the
+// start of RAM the configuration fixes when the board has RAM there, else the first bank.
+struct KernelRam {
+    std::uint64_t start = 0;
+    std::string why;
+};
+
+KernelRam kernel_ram(const reserved::Reservations& reservations, const kernel::Model& model,
+                     std::uint64_t first) {
+    const IntervalSet ram = ram_of(reservations.memory);
+    if (const auto& usable = reservations.usable_memory_range;
+        usable && ram.covers(Interval::of(usable->base, 1)))
+        return {usable->base, fmt::format("the start of /chosen's linux,usable-memory-range {:#x}",
+                                          usable->base)};
+    const auto& image = model.image;
+    if (image.phys_offset) {
+        if (ram.covers(Interval::of(*image.phys_offset, 1)))
+            return {*image.phys_offset, fmt::format("the RAM start {} {:#x}",
+                                                    image.phys_offset_symbol, *image.phys_offset)};
+        return {first, fmt::format("the start of RAM {:#x} ({} {:#x} is not in the board's "
+                                   "RAM: a kernel for this board is built with its own)",
+                                   first, image.phys_offset_symbol, *image.phys_offset)};
+    }
+    return {first, fmt::format("the start of RAM {:#x}", first)};
+}
+
+// "(CONFIG_XIP_KERNEL=y (stm32_defconfig:24), …)" or "".
+std::string config_lines(const kernel::Model& model) {
+    std::string out;
+    for (const auto& line : model.image.said)
+        out += (out.empty() ? "" : ", ") + line;
+    return out.empty() ? out : "; from " + out;
+}
+
+} // namespace
+
 std::vector<EarlyReservation> assumed_early_reservations(const reserved::Reservations& reservations,
                                                          const kernel::Model& model) {
     std::vector<EarlyReservation> out;
+    // An initrd the tree names is reserved first wherever it is (page-rounded: arm64's
+    // arm64_memblock_init(), init/initramfs.c reserve_initrd_mem() on arm and riscv).
+    if (const auto& initrd = reservations.initrd) {
+        const std::uint64_t page = model.page_size ? model.page_size : 4096;
+        const std::uint64_t begin = mask_down(initrd->base, page);
+        out.push_back({Interval{begin, mask_up(initrd->base + initrd->size, page)}, "the initrd",
+                       false, "/chosen's linux,initrd-start/-end"});
+    }
     std::optional<std::uint64_t> first;
     for (const auto& bank : reservations.memory)
         if (bank.range.size && (!first || bank.range.base < *first)) first = bank.range.base;
     if (!first) return out;
     const std::uint64_t two_mib = 2 * mib;
-    auto add = [&](std::uint64_t base, std::uint64_t size, const char* what) {
-        out.push_back({Interval::of(base, size), what, true});
+    const auto& image = model.image;
+    const bool xip = image.xip.value_or(false);
+    const bool no_mmu = image.mmu && !*image.mmu;
+    const KernelRam at = kernel_ram(reservations, model, *first);
+    const std::string said = config_lines(model);
+    auto add = [&](std::uint64_t base, std::uint64_t size, const char* what, std::string basis) {
+        out.push_back({Interval::of(base, size), what, true, std::move(basis)});
     };
+    // An XIP kernel runs its text from flash: memblock reserves _sdata.._end only
+    // (arch/arm/include/asm/memory.h KERNEL_START; arch/riscv/mm/init.c setup_bootmem()).
+    const std::string xip_size =
+        fmt::format("its data and bss (CONFIG_XIP_KERNEL=y: the text runs from flash{}), "
+                    "assumed {}",
+                    image.xip_phys_addr ? fmt::format(" at {:#x}", *image.xip_phys_addr) : "",
+                    format_size(assumed_xip_ram));
     switch (model.arch) {
     case kernel::Arch::arm64:
-        // booting.rst: the Image at a 2 MiB boundary (text_offset 0 since 5.10's headers).
-        add(mask_up(*first, two_mib), assumed_arm64_image, "the kernel image");
+        // booting.rst: the Image at any 2 MiB boundary (text_offset 0 since 5.10's headers).
+        add(mask_up(at.start, two_mib), assumed_arm64_image, "the kernel image",
+            fmt::format("at the lowest 2 MiB boundary from {} (an arm64 Image loads at any 2 "
+                        "MiB boundary{}), a generic kernel's size {}{}",
+                        at.why, image.relocatable.value_or(false) ? " and relocates itself" : "",
+                        format_size(assumed_arm64_image), said));
         break;
-    case kernel::Arch::arm:
-        // swapper_pg_dir (16 KiB below the text) and the kernel at PAGE_OFFSET + TEXT_OFFSET.
-        add(*first + 0x4000, assumed_arm_image + 0x4000, "the kernel image");
+    case kernel::Arch::arm: {
+        // The image (XIP: its data) at PHYS_OFFSET + TEXT_OFFSET (vmlinux.lds.S,
+        // vmlinux-xip.lds.S); with an MMU swapper_pg_dir lies right below it (head.S:
+        // PG_DIR_SIZE 16 KiB, 20 KiB with LPAE; reserved by arm_mm_memblock_reserve()).
+        const std::uint64_t text = at.start + image.text_offset;
+        const std::uint64_t pg_dir = no_mmu ? 0 : image.lpae ? 0x5000 : 0x4000;
+        const std::uint64_t size = xip ? assumed_xip_ram : assumed_arm_image;
+        const std::string offset = fmt::format(
+            "TEXT_OFFSET {:#x}{}", image.text_offset,
+            image.text_offset_symbol.empty() ? ""
+                                             : fmt::format(" ({}=y)", image.text_offset_symbol));
+        add(text - pg_dir, size + pg_dir, "the kernel image",
+            fmt::format(
+                "at {} + {}{}, {}{}", at.why, offset,
+                pg_dir ? fmt::format(" with swapper_pg_dir's {} below it", format_size(pg_dir))
+                       : " (no MMU: no page tables)",
+                xip ? xip_size
+                    : fmt::format("a generic kernel's size {}", format_size(assumed_arm_image)),
+                said));
         break;
+    }
     case kernel::Arch::riscv:
+        if (xip || no_mmu) {
+            // XIP: data at PHYS_RAM_BASE; no MMU: M-mode or above the SBI at its link address.
+            const bool linked =
+                !xip && image.link_address &&
+                ram_of(reservations.memory).covers(Interval::of(*image.link_address, 1));
+            const std::uint64_t base = linked ? *image.link_address : at.start;
+            add(base, xip ? assumed_xip_ram : assumed_riscv_image, "the kernel image",
+                fmt::format("at {}, {}{}",
+                            linked ? fmt::format("its link address CONFIG_PAGE_OFFSET {:#x} (no "
+                                                 "MMU)",
+                                                 base)
+                                   : at.why,
+                            xip ? xip_size
+                                : fmt::format("a generic kernel's size {}",
+                                              format_size(assumed_riscv_image)),
+                            said));
+            break;
+        }
         // OpenSBI's firmware at the start of RAM, the kernel at the next 2 MiB boundary.
-        add(mask_up(*first, two_mib), two_mib, "OpenSBI's firmware");
-        add(mask_up(*first, two_mib) + two_mib, assumed_riscv_image, "the kernel image");
+        add(mask_up(at.start, two_mib), two_mib, "OpenSBI's firmware",
+            fmt::format("at the lowest 2 MiB boundary from {} (fw_jump's usual place)", at.why));
+        add(mask_up(at.start, two_mib) + two_mib, assumed_riscv_image, "the kernel image",
+            fmt::format("right above it, a generic kernel's size {}{}",
+                        format_size(assumed_riscv_image), said));
         break;
     default:
         break;
@@ -352,22 +455,33 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
                 known += fmt::format("{}{} at {:#x}..{:#x}",
                                      known.empty() ? "; reserved before it: " : ", ", e.what,
                                      e.span.begin, e.span.end);
+        // What was assumed rather than given, and whether the finding needs it: a pool that
+        // fits once the assumed reservations are left out is lost only beside the assumed
+        // kernel, so it is a warning that says what was assumed (a smaller kernel, or one
+        // elsewhere, leaves room); one that does not fit even then is lost beside any kernel.
         std::string assumed;
+        Severity severity = Severity::error;
         if (any_assumed) {
             if (without_assumed.empty()) without_assumed = place_dynamic(ctx, false);
-            bool fits_without =
+            const bool fits_without =
                 std::any_of(without_assumed.begin(), without_assumed.end(),
                             [&](const auto& q) { return q.region == &r && q.base.has_value(); });
+            std::string list;
             for (const auto& e : ctx.early)
                 if (e.assumed)
-                    assumed +=
-                        fmt::format("{}{} assumed at {:#x}..{:#x}", assumed.empty() ? "" : ", ",
-                                    e.what, e.span.begin, e.span.end);
-            assumed = fmt::format(
-                "; {} (the arch's usual load address and a generic kernel's size{})", assumed,
-                fits_without ? ": it fits only without them, so a smaller kernel may leave room; "
-                               "boot-check with the board's kernel knows"
-                             : "");
+                    list += fmt::format("{}{} assumed at {:#x}..{:#x}{}", list.empty() ? "" : "; ",
+                                        e.what, e.span.begin, e.span.end,
+                                        e.basis.empty() ? "" : " (" + e.basis + ")");
+            if (fits_without) {
+                severity = Severity::warning;
+                assumed = fmt::format(
+                    "; {}: it fits once they are left out, so only that assumption makes this "
+                    "finding (--kernel-image BASE,SIZE gives the kernel's real place, boot-check "
+                    "with the board's kernel knows)",
+                    list);
+            } else {
+                assumed = fmt::format("; {}: it does not fit even without them", list);
+            }
         }
         const bool cma = r.kind == Kind::cma;
         const bool raised =
@@ -379,7 +493,7 @@ void check_dynamic_no_room(const Context& ctx, Findings& out) {
                               *r.size >> 20)
                 : fmt::format("failed to allocate memory for node '{}'", r.name);
         out.add(
-            Severity::error, r.size_ref ? r.size_ref->where : r.where, r.path,
+            severity, r.size_ref ? r.size_ref->where : r.where, r.path,
             fmt::format("{} on {}: memblock finds no free block of {} at an alignment of {}{}{} "
                         "in RAM{}{}: the kernel prints \"OF: reserved mem: {}\" and {}",
                         r.name, kernel_name(ctx.model), amount(*r.size), amount(p.align),

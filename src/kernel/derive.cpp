@@ -247,6 +247,7 @@ bool Deriver::run_steps() {
     if (failed_) return false;
     resolve_cma();
     if (failed_) return false;
+    resolve_image();
     note_assumed_inputs();
     return true;
 }

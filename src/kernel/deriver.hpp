@@ -202,6 +202,7 @@ private:
     void resolve_cma_alignment();
     void resolve_cma();
     void resolve_default_cma();
+    void resolve_image();
 };
 
 } // namespace cmalign::kernel::detail

@@ -329,6 +329,37 @@ void read_bootargs(const dt::Node& root, const ReadOptions& options, Reservation
     }
 }
 
+// /chosen's initrd and usable-memory range (drivers/of/fdt.c, 5.10–7.2): the initrd bounds are
+// of_read_number(prop, len / 4), the end exclusive; the range is the first <base size> tuple in
+// the root's cells.
+void read_chosen_ranges(const dt::Node& root, Cells cells, Reservations& out) {
+    const dt::Node* chosen = find_child_fdt(root, "chosen");
+    if (chosen == nullptr) return;
+    auto number = [](const dt::Property& p) -> std::optional<std::uint64_t> {
+        const auto words = p.value.size() / 4;
+        if (words == 0 || words > 2) return std::nullopt;
+        return read_value(p, 0, static_cast<std::uint32_t>(words)).value;
+    };
+    const auto* start = chosen->find_property("linux,initrd-start");
+    const auto* end = chosen->find_property("linux,initrd-end");
+    if (start && end) {
+        auto s = number(*start), e = number(*end);
+        if (s && e && *e > *s) {
+            out.initrd = Range{*s, *e - *s};
+            out.initrd_where = property_location(*start, *chosen);
+        }
+    }
+    if (const auto* usable = chosen->find_property("linux,usable-memory-range");
+        usable && cells.sane() && usable->value.size() >= cells.tuple_bytes()) {
+        auto base = read_value(*usable, 0, cells.ac);
+        auto size = read_value(*usable, std::size_t{cells.ac} * 4, cells.sc);
+        if (size.value) {
+            out.usable_memory_range = Range{base.value, size.value};
+            out.usable_memory_range_where = property_location(*usable, *chosen);
+        }
+    }
+}
+
 // The /reserved-memory node's own cells and ranges.
 void read_reserved_memory_format(const dt::Node& rm, Cells cells, Reservations& out) {
     out.has_reserved_memory = true;
@@ -533,6 +564,7 @@ Reservations read(const dt::Tree& tree, const ReadOptions& options) {
     read_memory(root, cells, out);
     read_bootargs(root, options, out);
     out.dma_max_cpu_address = dma_max_cpu_address(root);
+    read_chosen_ranges(root, cells, out);
 
     const dt::Node* rm = find_child_fdt(root, "reserved-memory");
     if (rm == nullptr) return out;

@@ -21,10 +21,13 @@ namespace cmalign::boot {
 struct KernelImage {
     std::string path;
     kernel::Arch arch = kernel::Arch::arm64;
-    std::string format;                // "arm64 Image", "gzip(arm64 Image)", "EFI zboot(gzip)", …
-    std::uint64_t page_size = 0;       // arm64 header flags; 0 when the header does not say
-    std::uint64_t text_offset = 0;     // arm64/riscv header
-    std::uint64_t image_size = 0;      // bytes the kernel occupies when running (bss included)
+    std::string format;            // "arm64 Image", "gzip(arm64 Image)", "EFI zboot(gzip)", …
+    std::uint64_t page_size = 0;   // arm64 header flags; 0 when the header does not say
+    std::uint64_t text_offset = 0; // arm64/riscv header
+    std::uint64_t image_size = 0;  // bytes the kernel occupies when running (bss included)
+    // arm: the decompressed kernel and its bss (the zImage's data table), at text_offset; 0 when
+    // the zImage has no table (image_size is then the zImage's own size).
+    std::uint64_t arm_running_size = 0;
     std::vector<std::uint8_t> bytes;   // what is loaded: the decompressed Image, or the zImage
     std::optional<std::string> banner; // "Linux version 6.12.117+deb12-arm64 (…) …"
     std::optional<std::string> config; // the IKCONFIG text, when embedded

@@ -28,7 +28,9 @@ namespace cmalign::checks {
 struct EarlyReservation {
     Interval span;
     std::string what;     // "the kernel image"
-    bool assumed = false; // not known: the arch's usual place and a generic kernel's size
+    bool assumed = false; // not known: placed and sized from the configuration and defaults
+    // Why there and that big, in words: what the configuration said and what was assumed.
+    std::string basis = {};
 };
 
 // What every check reads.
@@ -146,11 +148,14 @@ struct Result {
 reserved::ReadOptions read_options(const kernel::Model& model,
                                    std::optional<std::string> bootargs = std::nullopt);
 
-// What the checks assume the kernel reserved before /reserved-memory when nobody says: arm64 and
-// riscv64 load the image at the lowest 2 MiB boundary of the first bank (riscv64: above
-// OpenSBI's 2 MiB), 32-bit arm decompresses it to the start of RAM + 32 KiB; sizes are those of
-// Debian's generic kernels of 7.2 (image and bss), larger than most board kernels, so a pool that
-// only fits beside a smaller kernel is reported rather than assumed. Empty for other arches.
+// What the checks take the kernel to have reserved before /reserved-memory when nobody says
+// where the image lies: first what the configuration says (an XIP kernel keeps only data and
+// bss in RAM, a RAM start and TEXT_OFFSET fixed at build time, no MMU), then the arch's usual
+// place: arm64 and riscv64 load the image at the lowest 2 MiB boundary of the first bank
+// (riscv64: above OpenSBI's 2 MiB), 32-bit arm decompresses it to the start of RAM +
+// TEXT_OFFSET; sizes are those of Debian's generic kernels of 7.2 (image and bss), larger than
+// most board kernels. Each is `assumed`: a finding that needs it is a warning saying so. An
+// initrd in /chosen is known, not assumed. Empty of assumed ones for other arches.
 std::vector<EarlyReservation> assumed_early_reservations(const reserved::Reservations& reservations,
                                                          const kernel::Model& model);
 

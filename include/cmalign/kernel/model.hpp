@@ -58,6 +58,28 @@ struct DefaultCmaConfig {
     bool highmem = false;     // CONFIG_HIGHMEM
 };
 
+// Where the kernel's image lies in RAM and how much of it memblock reserves, as far as the
+// configuration says (derive_image.cpp); each nullopt where it does not say.
+struct KernelImageFacts {
+    std::optional<bool> mmu;                    // CONFIG_MMU
+    std::optional<bool> xip;                    // CONFIG_XIP_KERNEL: text runs from flash
+    std::optional<std::uint64_t> xip_phys_addr; // CONFIG_XIP_PHYS_ADDR (in flash)
+    // The start of RAM fixed at build time (32-bit arm without ARM_PATCH_PHYS_VIRT:
+    // CONFIG_PHYS_OFFSET, which is DRAM_BASE without an MMU; riscv: CONFIG_PHYS_RAM_BASE).
+    std::optional<std::uint64_t> phys_offset;
+    std::string phys_offset_symbol; // "CONFIG_PHYS_OFFSET"
+    // 32-bit arm: TEXT_OFFSET (arch/arm/Makefile's textofs-y); the symbol that chose it, or
+    // empty for the default 0x8000.
+    std::uint64_t text_offset = 0x8000;
+    std::string text_offset_symbol;
+    // riscv without an MMU: the image runs where it is linked, CONFIG_PAGE_OFFSET.
+    std::optional<std::uint64_t> link_address;
+    std::optional<bool> relocatable; // CONFIG_RELOCATABLE
+    bool lpae = false;               // CONFIG_ARM_LPAE: a 20 KiB swapper_pg_dir, not 16 KiB
+    // The configuration lines these facts come from, "CONFIG_XIP_KERNEL=y (file:line)".
+    std::vector<std::string> said;
+};
+
 struct Model {
     KernelVersion version;
     Arch arch = Arch::arm64;
@@ -94,6 +116,8 @@ struct Model {
     std::optional<int> hugetlb_page_order;
     std::optional<int> hpage_pmd_order;
     std::optional<int> section_size_bits;
+
+    KernelImageFacts image;
 
     std::vector<Step> derivation;
     std::vector<std::string> assumptions;

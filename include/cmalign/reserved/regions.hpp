@@ -177,6 +177,13 @@ struct Reservations {
     Location bootargs_where;             // /chosen/bootargs property (unknown for --bootargs)
     bool bootargs_from_option = false;
     std::optional<CmaCmdline> cma_cmdline;
+    // /chosen linux,initrd-start/-end (drivers/of/fdt.c early_init_dt_check_for_initrd()): the
+    // arch reserves it before /reserved-memory. linux,usable-memory-range (kdump, 5.10–7.2):
+    // where a crash kernel's RAM lies, the image with it.
+    std::optional<Range> initrd;
+    Location initrd_where;
+    std::optional<Range> usable_memory_range;
+    Location usable_memory_range_where;
     // cma_pernuma=, numa_cma=, pcp_batch_scale_max=, transparent_hugepage= (bootargs.hpp);
     // Set whenever there is a command line.
     std::shared_ptr<const BootParams> boot_params;
