@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -482,4 +483,26 @@ TEST_CASE("hostile input: huge lines, NUL, invalid UTF-8, random bytes, a millio
         // The time is printed, not asserted: speed goals live in bench/ (bench/kconfig-read.sh),
         // and a timed check fails under valgrind or on a loaded machine for no fault of ours.
     }
+}
+
+TEST_CASE("a vendor BSP-style defconfig reads without an error, warned where kconfig warns") {
+    // examples/configs/vendor-bsp_defconfig: `make ARCH=arm64 olddefconfig` reads every line of
+    // it (tests/differential/config-reader compares the whole result with the kernel's).
+    Config c;
+    Diagnostics d;
+    const std::string path = CMALIGN_SOURCE_DIR "/examples/configs/vendor-bsp_defconfig";
+    REQUIRE(cmalign::kconfig::read_fragment_file(path, c, d));
+    CHECK_FALSE(d.has_errors());
+    std::vector<int> warned;
+    for (const auto& item : d.items())
+        warned.push_back(item.where.line);
+    // "#CONFIG_DEBUG_INFO is not set", "CONFIG_CMA_SIZE_MBYTES=64 # ...", "  CONFIG_MMC=y".
+    CHECK(warned == std::vector<int>{16, 34, 47});
+    CHECK(c.get_string("PCIE_DW") == "y"); // "CONFIG_PCIE_DW=y CONFIG_PCIE_DW_HOST=y"
+    CHECK_FALSE(c.contains("PCIE_DW_HOST"));
+    CHECK_FALSE(c.contains("CMA_SIZE_MBYTES"));
+    CHECK_FALSE(c.contains("MMC"));
+    CHECK(c.get_string("USB_DWC3") == "y"); // a trailing tab
+    CHECK(c.get_string("CMDLINE") == "console=ttyFIQ0 earlycon=uart8250,mmio32,0xfe660000 ");
+    CHECK(c.get_bool("TRANSPARENT_HUGEPAGE") == true);
 }
