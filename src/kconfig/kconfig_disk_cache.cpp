@@ -120,6 +120,11 @@ std::string disk_key(const std::string& tree, const std::string& arch, const Con
         {"header", inputs.header_arch.value_or("-"), inputs.header_version.value_or("-")});
     for (const auto& [name, e] : inputs.entries())
         append_entry(key, "in", name, e);
+    // Every line read: a value kconfig rejects leaves the one before it in force.
+    for (const auto& a : inputs.assignments())
+        key += disk_cache::line({"line", a.name, a.text, std::to_string(static_cast<int>(a.form)),
+                                 a.quoted ? "1" : "0", a.where.file, std::to_string(a.where.line),
+                                 std::to_string(a.where.column), a.reported ? "1" : "0"});
     return key;
 }
 

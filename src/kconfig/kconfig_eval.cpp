@@ -13,6 +13,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@
 #include "cmalign/internal/core/quote.hpp"
 #include "kconfig/kconfig_disk_cache.hpp"
 #include "kconfig/kconfig_evaluator.hpp"
+#include "kconfig/line_parser.hpp"
 
 namespace cmalign::kconfig {
 
@@ -67,71 +69,66 @@ namespace evaluator {
 void Evaluator::read_inputs(const Config& inputs, const std::vector<std::string>& file_order,
                             Diagnostics& diags) {
     // conf_read_simple() in the order the lines were read: files in order, lines in order,
-    // --set last (the merged .config merge_config.sh would write has this order).
-    // Each entry ranked once: a full .config has ten thousand, and finding its file in
-    // file_order at every comparison was a twentieth of an evaluation.
+    // --set last. Entries a program set() without a line of their own come first, in the order
+    // of their files.
     auto rank = [&](const Entry& e) {
         if (e.where.file == "--set") return static_cast<long>(file_order.size()) + 1;
         auto it = std::find(file_order.begin(), file_order.end(), e.where.file);
         return it == file_order.end() ? static_cast<long>(file_order.size())
                                       : static_cast<long>(it - file_order.begin());
     };
+    std::unordered_set<std::string_view> recorded;
+    for (const auto& a : inputs.assignments())
+        recorded.insert(a.name);
     std::vector<std::pair<long, const Entry*>> ranked;
-    ranked.reserve(inputs.entries().size());
     for (const auto& [name, e] : inputs.entries())
-        ranked.emplace_back(rank(e), &e);
+        if (!recorded.count(name)) ranked.emplace_back(rank(e), &e);
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first < b.first;
         if (a.second->where.file != b.second->where.file)
             return a.second->where.file < b.second->where.file;
         return a.second->where.line < b.second->where.line;
     });
-    for (const auto& [order, e] : ranked) {
-        int s = t_.find(e->name);
-        if (s == none || t_.symbols[s].type == Type::unknown || (t_.symbols[s].flags & sym_choice))
-            continue; // conf_read_simple(): "unknown symbol", ignored
+    const detail::ReadRules rules = detail::read_rules(t_.version_major, t_.version_minor);
+
+    auto lookup = [&](const std::string& name) {
+        int s = t_.find(name);
+        // conf_read_simple(): a name no symbol has is ignored without a word; a choice's own
+        // symbol and the constants y/m/n are never set from a .config.
+        if (s == none || t_.symbols[s].type == Type::unknown ||
+            (t_.symbols[s].flags & sym_choice) || s == t_.sym_yes || s == t_.sym_mod ||
+            s == t_.sym_no)
+            return none;
+        return s;
+    };
+    auto value_type = [](Type type) {
+        switch (type) {
+        case Type::boolean:
+            return detail::ValueType::boolean;
+        case Type::tristate:
+            return detail::ValueType::tristate;
+        case Type::integer:
+            return detail::ValueType::integer;
+        case Type::hex:
+            return detail::ValueType::hex;
+        default:
+            return detail::ValueType::string;
+        }
+    };
+    auto earlier = [&](int s) -> std::string {
+        const Entry* e = st_[s].has_user ? st_[s].input : nullptr;
+        if (!e) return {};
+        std::string shown =
+            e->quoted ? "\"" + detail::printable(e->value) + "\"" : detail::printable(e->value);
+        return fmt::format("{} from {}:{}", shown, e->where.file, e->where.line);
+    };
+    auto apply = [&](int s, const Entry* e) {
         const Symbol& sym = t_.symbols[s];
         SymState& st = st_[s];
-        const std::string& v = e->value;
-        bool ok = false;
-        switch (sym.type) {
-        case Type::tristate:
-        case Type::boolean: {
-            char c = v.empty() ? 0 : v[0];
-            if (e->quoted) c = 0;
-            if (c == 'm' && sym.type == Type::tristate) {
-                st.user_tri = Tri::mod;
-                ok = true;
-            } else if (c == 'y') {
-                st.user_tri = Tri::yes;
-                ok = true;
-            } else if (c == 'n') {
-                st.user_tri = Tri::no;
-                ok = true;
-            }
-            break;
-        }
-        case Type::string:
-            if (!e->quoted) break; // conf_set_sym_val() needs the quote
-            st.user_val = v;
-            ok = true;
-            break;
-        case Type::integer:
-        case Type::hex:
-            if (e->quoted || !string_valid(sym.type, v)) break;
-            st.user_val = v;
-            ok = true;
-            break;
-        default:
-            break;
-        }
-        if (!ok) {
-            diags.warning(
-                e->where,
-                fmt::format("symbol value '{}' invalid for {}; Kconfig ignores it", v, sym.name),
-                "config-invalid-value");
-            continue;
-        }
+        if (sym.type == Type::boolean || sym.type == Type::tristate)
+            st.user_tri = e->value == "y" ? Tri::yes : e->value == "m" ? Tri::mod : Tri::no;
+        else
+            st.user_val = e->value;
         st.has_user = true;
         st.input = e;
         if ((sym.flags & sym_choice_value) && sym.choice_menu != none) {
@@ -143,6 +140,53 @@ void Evaluator::read_inputs(const Config& inputs, const std::vector<std::string>
                 pr.insert(pr.begin(), s);
             }
         }
+    };
+    // A value given by a program or --set: y/m/n by its first letter, a string also unquoted.
+    auto apply_entry = [&](int s, const std::string& value, bool quoted, const Location& where) {
+        const Symbol& sym = t_.symbols[s];
+        detail::Verdict v;
+        if (sym.type == Type::string) {
+            v.accepted = true;
+            v.value = value;
+            v.quoted = true;
+        } else if (!quoted) {
+            v = detail::value_for(value_type(sym.type), sym.name, value, LineForm::value, rules);
+        } else {
+            v.kconfig_warning = fmt::format("symbol value '\"{}\"' invalid for {}",
+                                            detail::printable(value), sym.name);
+        }
+        if (!v.accepted) {
+            diags.warning(where, detail::rejected_message(v, sym.name, earlier(s)),
+                          "config-invalid-value");
+            return;
+        }
+        read_entries_.push_back(Entry{sym.name, std::move(v.value), v.quoted, where});
+        apply(s, &read_entries_.back());
+    };
+    for (const auto& [order, e] : ranked)
+        if (int s = lookup(e->name); s != none) apply_entry(s, e->value, e->quoted, e->where);
+    for (const auto& a : inputs.assignments()) {
+        int s = lookup(a.name);
+        if (s == none) continue;
+        const Symbol& sym = t_.symbols[s];
+        if (a.form == LineForm::entry) {
+            apply_entry(s, a.text, a.quoted, a.where);
+            continue;
+        }
+        // conf_set_sym_val() with the symbol's own type (a tristate stays one here even with
+        // MODULES=n: sym_calc_value() lowers m later).
+        detail::Verdict v =
+            detail::value_for(value_type(sym.type), sym.name, a.text, a.form, rules);
+        if (!v.accepted) {
+            if (!a.reported)
+                diags.warning(a.where, detail::rejected_message(v, sym.name, earlier(s)),
+                              v.kconfig_warning.empty() ? "config-ignored-value"
+                                                        : "config-invalid-value");
+            continue;
+        }
+        read_entries_.push_back(
+            Entry{sym.name, std::move(v.value), v.quoted, {a.where.file, a.where.line, 1}});
+        apply(s, &read_entries_.back());
     }
 }
 
@@ -331,6 +375,10 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
         tree.pop_back();
     auto version = read_tree_version(tree, diags);
     if (!version) return std::nullopt;
+    // The reader guessed types it did not know (config-type-assumed); the tree knows them, and
+    // read_inputs() says what its kconfig does with those lines instead.
+    std::erase_if(diags.items(),
+                  [](const Diagnostic& d) { return d.check == "config-type-assumed"; });
     ParseInput in;
     in.tree = tree;
     in.arch = arch;

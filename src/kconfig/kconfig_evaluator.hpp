@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,7 @@ private:
     std::vector<Tri> prop_tri_;
     std::vector<std::vector<int>> priority_; // 6.12 choices: members in priority order
     Tri modules_val_ = Tri::no;
+    std::deque<Entry> read_entries_; // the values read_inputs() took (SymState::input)
 
     Type get_type(int s) const {
         Type type = t_.symbols[s].type;

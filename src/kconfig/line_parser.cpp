@@ -14,27 +14,22 @@ namespace {
 namespace x3 = boost::spirit::x3;
 using It = const char*;
 
-// Symbol names as merge_config.sh matches them ([a-zA-Z0-9_]); Kconfig's lexer would also take
-// '-', but such a name could not become a C macro and no Kconfig file uses one.
+constexpr std::string_view config_prefix = "CONFIG_";
+constexpr std::string_view not_set_text = "is not set";
+
+// Symbol names as Kconfig files spell them ([A-Za-z0-9_]; the lexer would also take '-', which
+// no Kconfig file uses and a C macro could not carry).
 const auto name_char = x3::char_("A-Za-z0-9_");
 const auto symbol_name = +name_char;
 const auto blank = x3::omit[x3::char_(" \t")];
 const auto blanks = *blank;
-
-// A quoted string as conf_write writes it (confdata.c escape_string_value): \" and \\ are the
-// only escapes; a backslash before any other character keeps that character (confdata.c's
-// reader drops every backslash), so we do the same.
 const auto string_body = *(('\\' >> x3::char_) | ~x3::char_("\"\\"));
-// A bare word: y/m/n, 123, -5, 0x1f, or an unquoted word. Control bytes, blanks, quotes and '#'
-// end it; bytes >= 0x80 are kept as they are (the file's encoding is not ours to judge).
-const auto bare_word = +~x3::char_("\x01-\x20\"#\x7f");
 
 // Header words: "# Linux/arm64 6.12.117 Kernel Configuration" (conf_write_heading, since
 // 2.6.2x) and the older "# Linux kernel version: 2.6.18".
 const auto header_token = +~x3::char_(" \t");
 
-// Semantic action storing the text a raw[] directive matched; parsing into std::string
-// attributes instead costs a call per character in unoptimised builds.
+// Semantic action storing the text a raw[] directive matched.
 auto capture(std::string_view& out) {
     return [&out](auto& ctx) {
         const auto& range = x3::_attr(ctx);
@@ -43,226 +38,109 @@ auto capture(std::string_view& out) {
     };
 }
 
-// The body of a quoted string (what string_body matched): drop each escaping backslash.
-std::string unescape(std::string_view body) {
-    std::string out;
-    out.reserve(body.size());
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        if (body[i] == '\\' && i + 1 < body.size()) ++i;
-        out += body[i];
-    }
-    return out;
-}
-
-// Matches '"' string_body '"' at `it`; on success `body` is the raw text between the quotes.
-bool quoted_string(It& it, It end, std::string_view& body) {
-    return x3::parse(it, end, '"' >> x3::raw[string_body][capture(body)] >> '"');
-}
-
-int column_of(std::string_view line, It at) {
-    auto offset = at - line.data();
+int column_at(std::size_t offset) {
     return offset >= INT_MAX ? INT_MAX : static_cast<int>(offset) + 1; // lines over 2 GiB
 }
 
-std::string describe_byte(char c) {
-    auto u = static_cast<unsigned char>(c);
-    if (u >= 0x21 && u < 0x7f) return fmt::format("'{}'", c);
-    if (c == ' ') return "a space";
-    if (c == '\t') return "a tab";
-    return fmt::format("byte 0x{:02x}", u);
+bool is_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
 }
 
-LineResult error_at(std::string_view line, It at, std::string message) {
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
+
+std::string quoted_line(std::string_view line) {
+    return printable(line, 80);
+}
+
+LineResult ignored(std::size_t offset, std::string message, std::string check) {
     LineResult r;
-    r.kind = LineKind::error;
-    r.column = column_of(line, at);
+    r.kind = LineKind::ignored;
+    r.column = column_at(offset);
     r.message = std::move(message);
+    r.check = std::move(check);
     return r;
 }
 
-bool is_number(std::string_view v) {
-    // The forms kconfig writes for int (sym_string_valid: optional '-', digits) and hex (0x...).
-    if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
-        return std::all_of(v.begin() + 2, v.end(),
-                           [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-    if (!v.empty() && v[0] == '-') v.remove_prefix(1);
-    return !v.empty() &&
-           std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_tristate_or_number(std::string_view v) {
-    return v == "y" || v == "m" || v == "n" || is_number(v);
-}
-
-// Lines starting with '#': header, "is not set", near misses, plain comments.
-LineResult parse_comment(std::string_view line) {
+bool parse_header(std::string_view line, LineResult& r) {
     It const begin = line.data();
     It const end = begin + line.size();
-    LineResult r;
-
-    {
-        It it = begin;
-        std::string_view arch, version;
-        auto modern_header = x3::lit("# Linux/") >> x3::raw[header_token][capture(arch)] >>
-                             +x3::lit(' ') >> x3::raw[header_token][capture(version)] >>
-                             +x3::lit(' ') >> x3::lit("Kernel Configuration") >> blanks >> x3::eoi;
-        auto old_header = x3::lit("# Linux kernel version:") >> blanks >>
-                          x3::raw[header_token][capture(version)] >> blanks >> x3::eoi;
-        if (x3::parse(it, end, modern_header)) {
-            r.kind = LineKind::header;
-            r.header_arch = arch;
-            r.header_version = version;
-            return r;
-        }
-        it = begin;
-        if (x3::parse(it, end, old_header)) {
-            r.kind = LineKind::header;
-            r.header_version = version;
-            return r;
-        }
+    It it = begin;
+    std::string_view arch, version;
+    auto modern_header = x3::lit("# Linux/") >> x3::raw[header_token][capture(arch)] >>
+                         +x3::lit(' ') >> x3::raw[header_token][capture(version)] >>
+                         +x3::lit(' ') >> x3::lit("Kernel Configuration") >> blanks >> x3::eoi;
+    auto old_header = x3::lit("# Linux kernel version:") >> blanks >>
+                      x3::raw[header_token][capture(version)] >> blanks >> x3::eoi;
+    if (x3::parse(it, end, modern_header)) {
+        r.kind = LineKind::header;
+        r.header_arch = arch;
+        r.header_version = version;
+        return true;
     }
+    it = begin;
+    if (x3::parse(it, end, old_header)) {
+        r.kind = LineKind::header;
+        r.header_version = version;
+        return true;
+    }
+    return false;
+}
 
-    // The exact form confdata.c accepts: "# CONFIG_" name " is not set" and nothing else.
-    {
-        It it = begin;
-        std::string_view name;
-        if (x3::parse(it, end,
-                      x3::lit("# CONFIG_") >> x3::raw[symbol_name][capture(name)] >>
-                          x3::lit(" is not set"))) {
-            if (it == end) {
+// Lines starting with '#': header, the not-set forms, near misses, plain comments.
+LineResult parse_comment(std::string_view line) {
+    LineResult r;
+    if (parse_header(line, r)) return r;
+    // "#?CONFIG_<name> <rest>": 5.10 compares from the third byte on whatever the second is.
+    if (line.size() > 2 && line.substr(2, config_prefix.size()) == config_prefix) {
+        std::string_view rest = line.substr(2 + config_prefix.size());
+        std::size_t space = rest.find(' ');
+        if (space != std::string_view::npos) {
+            std::string_view name = rest.substr(0, space);
+            std::string_view tail = rest.substr(space + 1);
+            if (tail.substr(0, not_set_text.size()) == not_set_text) {
                 r.kind = LineKind::assignment;
                 r.name = name;
-                r.value = "n";
+                r.text = "n";
+                r.column = 1;
+                if (line[1] != ' ')
+                    r.form = LineForm::not_set_loose;
+                else if (tail.size() == not_set_text.size())
+                    r.form = LineForm::not_set;
+                else
+                    r.form = LineForm::not_set_suffix;
+                if (!is_name(name)) { // "# CONFIG_ is not set": no symbol has that name
+                    return ignored(2 + config_prefix.size(),
+                                   fmt::format("kconfig looks up the symbol '{}', which no Kconfig "
+                                               "defines, and ignores the line without a word",
+                                               printable(name)),
+                                   "config-ignored-line");
+                }
                 return r;
             }
-            r.kind = LineKind::warning;
-            r.check = "config-ignored-line";
-            r.column = column_of(line, it);
-            r.message = fmt::format(
-                "text after '# CONFIG_{} is not set': kconfig 6.12 ignores this line (6.1 read it "
-                "as 'n'); the symbol keeps its earlier value",
-                name);
-            return r;
         }
     }
-
-    // Near misses kconfig silently ignores: "#CONFIG_X is not set", "#  CONFIG_X  is not set".
+    // Near misses kconfig ignores without a word: "#  CONFIG_X  is not set".
     {
+        It const begin = line.data();
+        It const end = begin + line.size();
         It it = begin;
         std::string_view name;
         auto near_unset = x3::lit('#') >> blanks >> x3::lit("CONFIG_") >>
                           x3::raw[symbol_name][capture(name)] >> +blank >> x3::lit("is") >>
-                          +blank >> x3::lit("not") >> +blank >> x3::lit("set") >> blanks >> x3::eoi;
+                          +blank >> x3::lit("not") >> +blank >> x3::lit("set") >> blanks;
         if (x3::parse(it, end, near_unset)) {
-            r.kind = LineKind::warning;
-            r.check = "config-ignored-line";
-            r.column = 1;
-            r.message = fmt::format("kconfig ignores this line: only '# CONFIG_{} is not set' "
-                                    "(one space each, nothing after) unsets a symbol",
-                                    name);
-            return r;
+            return ignored(0,
+                           fmt::format("kconfig ignores this line without a word: only '# "
+                                       "CONFIG_{} is not set' (one space each) unsets a symbol",
+                                       name),
+                           "config-ignored-line");
         }
     }
-    return r; // plain comment
-}
-
-LineResult parse_assignment(std::string_view line) {
-    It const begin = line.data();
-    It const end = begin + line.size();
-    It it = begin;
-
-    if (!x3::parse(it, end, x3::lit("CONFIG_"))) {
-        It probe = begin;
-        if (x3::parse(probe, end, blanks >> x3::lit("CONFIG_")))
-            return error_at(line, begin,
-                            "indented assignment: kconfig only reads lines that start with "
-                            "'CONFIG_' and would drop this one");
-        probe = begin;
-        if (x3::parse(probe, end, symbol_name >> blanks >> '='))
-            return error_at(line, begin,
-                            "assignment without the 'CONFIG_' prefix (kconfig would drop it)");
-        return error_at(line, begin,
-                        "expected 'CONFIG_<NAME>=<value>', '# CONFIG_<NAME> is not set' or a "
-                        "comment");
-    }
-
-    LineResult r;
-    std::string_view name, value;
-    if (x3::parse(it, end, x3::raw[symbol_name][capture(name)]))
-        r.name = name;
-    else {
-        if (it != end && *it == '=')
-            return error_at(line, it, "missing symbol name after 'CONFIG_'");
-        if (it == end) return error_at(line, it, "missing symbol name after 'CONFIG_'");
-        return error_at(line, it, fmt::format("{} cannot start a symbol name", describe_byte(*it)));
-    }
-
-    if (!x3::parse(it, end, x3::lit('='))) {
-        if (it == end)
-            return error_at(line, it, fmt::format("expected '=' after 'CONFIG_{}'", r.name));
-        if (*it == ' ' || *it == '\t')
-            return error_at(line, it,
-                            fmt::format("blank before '=': kconfig would read the name as "
-                                        "'CONFIG_{}{}' and drop the line",
-                                        r.name, *it == ' ' ? " " : "\\t"));
-        return error_at(
-            line, it,
-            fmt::format("{} in symbol name 'CONFIG_{}'; expected '='", describe_byte(*it), r.name));
-    }
-
-    if (it == end)
-        return error_at(line, it, fmt::format("missing value after 'CONFIG_{}='", r.name));
-    if (*it == '"') {
-        It const open = it;
-        if (!quoted_string(it, end, value))
-            return error_at(line, open, "unterminated string (no closing '\"')");
-        r.value = unescape(value);
-        r.quoted = true;
-        x3::parse(it, end, blanks);
-        if (it != end)
-            return error_at(
-                line, it, fmt::format("unexpected {} after the closing quote", describe_byte(*it)));
-    } else {
-        if (!x3::parse(it, end, x3::raw[bare_word][capture(value)])) {
-            if (*it == ' ' || *it == '\t')
-                return error_at(line, it,
-                                fmt::format("blank after '=': kconfig would read the value of "
-                                            "CONFIG_{} as empty or invalid",
-                                            r.name));
-            return error_at(
-                line, it,
-                fmt::format("unexpected {} at the start of the value", describe_byte(*it)));
-        }
-        r.value = value;
-        It const value_end = it;
-        x3::parse(it, end, blanks);
-        if (it != end)
-            return error_at(line, it,
-                            fmt::format("unexpected {} after the value", describe_byte(*it)));
-        if (it != value_end && is_number(value)) {
-            // y/m/n: kconfig reads the first character only, so trailing blanks do not matter;
-            // an int/hex value must be all digits (symbol.c sym_string_valid).
-            r.column = column_of(line, value_end);
-            r.check = "config-trailing-blank";
-            r.message = fmt::format("blank after the number '{}' of CONFIG_{}: kconfig rejects "
-                                    "the value and keeps the default",
-                                    printable(r.value), r.name);
-        } else if (!is_tristate_or_number(r.value)) {
-            r.column = column_of(line, value.data());
-            r.check = "config-unquoted-value";
-            // scripts/kconfig/confdata.c conf_set_sym_val() (6.1, 6.12): int/hex values must
-            // pass sym_string_valid(), bool/tristate ones start with y/m/n, string ones are
-            // quoted; any other value leaves the symbol at its default.
-            r.message = fmt::format(
-                "unquoted value '{}' for CONFIG_{}: for an int or hex symbol kconfig prints "
-                "\"symbol value '{}' invalid for {}\" and keeps the default; a bool/tristate "
-                "one reads only the first letter (y, m or n, else the same message); a string "
-                "one is dropped without a word",
-                printable(r.value), r.name, printable(r.value), r.name);
-        }
-    }
-    r.kind = LineKind::assignment;
-    return r;
+    return r; // a comment
 }
 
 } // namespace
@@ -283,70 +161,254 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
 }
 
 LineResult parse_line(std::string_view line) {
-    // kconfig reads lines as C strings; a NUL byte would silently cut the line short.
-    if (const void* nul = std::memchr(line.data(), '\0', line.size()))
-        return error_at(line, static_cast<It>(nul), "NUL byte in line");
-
-    It const begin = line.data();
-    It const end = begin + line.size();
-    It it = begin;
-    x3::parse(it, end, blanks);
-    if (it == end) return {}; // blank line
-    if (*it == '#') {
-        if (it != begin) return {}; // an indented comment is still a comment
-        return parse_comment(line);
+    if (line.empty()) return {};
+    if (line[0] == '#') return parse_comment(line);
+    if (line.substr(0, config_prefix.size()) == config_prefix) {
+        std::size_t equals = line.find('=');
+        if (equals == std::string_view::npos) {
+            return ignored(line.size(),
+                           fmt::format("no '=' in '{}': kconfig ignores the line (since 6.8 it "
+                                       "warns \"unexpected data: {}\")",
+                                       quoted_line(line), quoted_line(line)),
+                           "config-ignored-line");
+        }
+        std::string_view name = line.substr(config_prefix.size(), equals - config_prefix.size());
+        if (!is_name(name)) {
+            std::size_t bad = 0;
+            while (bad < name.size() &&
+                   (std::isalnum(static_cast<unsigned char>(name[bad])) || name[bad] == '_'))
+                ++bad;
+            std::string what =
+                name.empty()
+                    ? std::string("an empty symbol name")
+                    : fmt::format("the symbol name '{}' (everything up to '=')", printable(name));
+            return ignored(config_prefix.size() + bad,
+                           fmt::format("kconfig reads {}, which no Kconfig defines, and ignores "
+                                       "the line without a word",
+                                       what),
+                           "config-ignored-line");
+        }
+        LineResult r;
+        r.kind = LineKind::assignment;
+        r.form = LineForm::value;
+        r.name = name;
+        r.text = line.substr(equals + 1);
+        r.column = column_at(equals + 1);
+        return r;
     }
-    return parse_assignment(line);
+    // conf_read_simple(): "unexpected data: <line>", the line ignored.
+    std::size_t first = 0;
+    while (first < line.size() && is_blank(line[first]))
+        ++first;
+    std::string hint;
+    if (first == line.size())
+        hint = " (a line of blanks)";
+    else if (first > 0 && line.substr(first, config_prefix.size()) == config_prefix)
+        hint = " (an indented assignment: only a line starting with 'CONFIG_' is read)";
+    else if (first > 0 && line[first] == '#')
+        hint = " (an indented comment)";
+    else {
+        std::size_t end = first;
+        while (end < line.size() &&
+               (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
+            ++end;
+        if (end > first && end < line.size() && line[end] == '=')
+            hint = " (an assignment without the 'CONFIG_' prefix)";
+    }
+    return ignored(first == line.size() ? 0 : first,
+                   fmt::format("kconfig warns \"unexpected data: {}\" and ignores the line{}",
+                               quoted_line(line), hint),
+                   "config-ignored-line");
 }
 
-LineResult parse_set(std::string_view argument) {
+const char* type_name(ValueType type) {
+    switch (type) {
+    case ValueType::boolean:
+        return "bool";
+    case ValueType::tristate:
+        return "tristate";
+    case ValueType::integer:
+        return "int";
+    case ValueType::hex:
+        return "hex";
+    case ValueType::string:
+        return "string";
+    }
+    return "?";
+}
+
+ReadRules read_rules(int major, int minor) {
+    // scripts/kconfig/confdata.c conf_read_simple(): 5.10 unsets only bool/tristate symbols and
+    // does not look at the byte after '#'; 6.1 hands "n" to conf_set_sym_val() and needs "# ";
+    // 6.12 (getline_stripped(), strcmp()) reads only the exact "is not set".
+    ReadRules rules;
+    bool before_6_0 = major < 6;
+    bool before_6_8 = major < 6 || (major == 6 && minor < 8);
+    rules.unset_all_types = !before_6_0;
+    rules.loose_not_set = before_6_0;
+    rules.exact_not_set = !before_6_8;
+    return rules;
+}
+
+bool valid_int(std::string_view text) {
+    // symbol.c sym_string_valid() S_INT: optional '-', no leading zero, digits only.
+    std::size_t i = 0;
+    if (i < text.size() && text[i] == '-') ++i;
+    if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    if (text[i] == '0' && i + 1 < text.size()) return false;
+    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(i), text.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+bool valid_hex(std::string_view text) {
+    // symbol.c sym_string_valid() S_HEX: an optional 0x/0X, then one or more hex digits.
+    if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        text.remove_prefix(2);
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isxdigit(static_cast<unsigned char>(c));
+    });
+}
+
+Verdict value_for(ValueType type, const std::string& name, std::string_view text, LineForm form,
+                  const ReadRules& rules) {
+    Verdict v;
+    auto invalid = [&](std::string_view shown) {
+        v.kconfig_warning = fmt::format("symbol value '{}' invalid for {}", printable(shown), name);
+        return v;
+    };
+    bool not_set = form == LineForm::not_set || form == LineForm::not_set_suffix ||
+                   form == LineForm::not_set_loose;
+    if (form == LineForm::not_set_suffix && rules.exact_not_set) {
+        v.why = "since 6.8 only the exact '# CONFIG_<name> is not set' unsets a symbol; this "
+                "line is a comment";
+        return v;
+    }
+    if (form == LineForm::not_set_loose && !rules.loose_not_set) {
+        v.why = "since 6.0 only '# CONFIG_<name> is not set' (a space after '#') unsets a "
+                "symbol; this line is a comment";
+        return v;
+    }
+    if (not_set && !rules.unset_all_types && type != ValueType::boolean &&
+        type != ValueType::tristate) {
+        v.why = fmt::format("before 6.0 '# CONFIG_<name> is not set' unsets only bool and "
+                            "tristate symbols; {} is {}",
+                            name, type_name(type));
+        return v;
+    }
+    const char first = text.empty() ? '\0' : text[0];
+    switch (type) {
+    case ValueType::tristate:
+    case ValueType::boolean:
+        if ((first == 'm' && type == ValueType::tristate) || first == 'y' || first == 'n') {
+            v.accepted = true;
+            v.value = std::string(1, first);
+            return v;
+        }
+        return invalid(text);
+    case ValueType::string: {
+        if (first != '"') {
+            v.why = fmt::format("a value for the string symbol {} must start with '\"'", name);
+            return v;
+        }
+        // conf_set_sym_val(): a backslash is dropped and the byte after it kept; the first
+        // other '"' ends the value and the rest of the line is not read.
+        std::string out;
+        for (std::size_t i = 1; i < text.size(); ++i) {
+            if (text[i] == '"') {
+                v.accepted = true;
+                v.value = std::move(out);
+                v.quoted = true;
+                return v;
+            }
+            if (text[i] == '\\') {
+                if (++i == text.size()) break;
+            }
+            out += text[i];
+        }
+        v.kconfig_warning = "invalid string found";
+        return v;
+    }
+    case ValueType::integer:
+    case ValueType::hex:
+        if (type == ValueType::integer ? valid_int(text) : valid_hex(text)) {
+            v.accepted = true;
+            v.value = std::string(text);
+            return v;
+        }
+        return invalid(text);
+    }
+    return v;
+}
+
+std::string rejected_message(const Verdict& verdict, std::string_view name,
+                             std::string_view earlier) {
+    std::string what =
+        verdict.kconfig_warning.empty()
+            ? fmt::format("kconfig ignores the line without a word ({})", verdict.why)
+            : fmt::format("kconfig warns \"{}\" and ignores the line", verdict.kconfig_warning);
+    if (earlier.empty())
+        return fmt::format("{}; CONFIG_{} keeps the value it had (no earlier line set it)", what,
+                           name);
+    return fmt::format("{}; CONFIG_{} keeps {}", what, name, earlier);
+}
+
+SetResult parse_set(std::string_view argument) {
+    SetResult r;
+    auto fail = [&](std::size_t offset, std::string message) {
+        r.ok = false;
+        r.column = column_at(offset);
+        r.message = std::move(message);
+        return r;
+    };
     if (const void* nul = std::memchr(argument.data(), '\0', argument.size()))
-        return error_at(argument, static_cast<It>(nul), "NUL byte");
+        return fail(static_cast<std::size_t>(static_cast<const char*>(nul) - argument.data()),
+                    "NUL byte");
     It const begin = argument.data();
     It const end = begin + argument.size();
     It it = begin;
-    LineResult r;
+    auto offset = [&] { return static_cast<std::size_t>(it - begin); };
 
     x3::parse(it, end, x3::lit("CONFIG_"));
     std::string_view name, body;
     if (!x3::parse(it, end, x3::raw[symbol_name][capture(name)]))
-        return error_at(argument, it, "expected a symbol name ('CONFIG_X=VALUE' or 'X=VALUE')");
+        return fail(offset(), "expected a symbol name ('CONFIG_X=VALUE' or 'X=VALUE')");
     r.name = name;
     if (!x3::parse(it, end, x3::lit('='))) {
-        if (it == end)
-            return error_at(argument, it, fmt::format("expected '=VALUE' after '{}'", r.name));
-        return error_at(
-            argument, it,
-            fmt::format("{} in symbol name '{}'; expected '='", describe_byte(*it), r.name));
+        if (it == end) return fail(offset(), fmt::format("expected '=VALUE' after '{}'", r.name));
+        return fail(offset(), fmt::format("'{}' in symbol name '{}'; expected '='",
+                                          printable(std::string_view(it, 1)), r.name));
     }
     if (it != end && *it == '"') {
-        It const open = it;
-        if (!quoted_string(it, end, body))
-            return error_at(argument, open, "unterminated string (no closing '\"')");
-        r.value = unescape(body);
+        std::size_t open = offset();
+        if (!x3::parse(it, end, '"' >> x3::raw[string_body][capture(body)] >> '"'))
+            return fail(open, "unterminated string (no closing '\"')");
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            if (body[i] == '\\' && i + 1 < body.size()) ++i;
+            r.value += body[i];
+        }
         x3::parse(it, end, blanks);
         if (it != end)
-            return error_at(
-                argument, it,
-                fmt::format("unexpected {} after the closing quote", describe_byte(*it)));
+            return fail(offset(), fmt::format("unexpected '{}' after the closing quote",
+                                              printable(std::string_view(it, 1))));
         r.quoted = true;
     } else {
         std::string_view value(it, static_cast<std::size_t>(end - it));
-        while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        while (!value.empty() && is_blank(value.front()))
             value.remove_prefix(1);
-        while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        while (!value.empty() && is_blank(value.back()))
             value.remove_suffix(1);
         if (value.empty())
-            return error_at(argument, end, fmt::format("missing value after '{}='", r.name));
+            return fail(argument.size(), fmt::format("missing value after '{}='", r.name));
         if (value == "Y" || value == "M" || value == "N") {
             // kconfig's own setters accept upper case (symbol.c sym_set_string_value).
             r.value = std::string(1, static_cast<char>(value[0] - 'A' + 'a'));
         } else {
             r.value = std::string(value);
-            r.quoted = !is_tristate_or_number(value);
+            r.quoted = !(value == "y" || value == "m" || value == "n" || valid_int(value) ||
+                         (value.size() > 2 && value[0] == '0' && valid_hex(value)));
         }
     }
-    r.kind = LineKind::assignment;
+    r.ok = true;
     return r;
 }
 

@@ -1,59 +1,98 @@
-// Internal: the Boost.Spirit X3 grammar of one .config / defconfig / fragment line.
+// Internal: one .config / defconfig / fragment line as scripts/kconfig/confdata.c reads it, and
+// the value kconfig's conf_set_sym_val() takes from it for a symbol of a given type.
 //
-// What scripts/kconfig/confdata.c (conf_read_simple, 6.1 and 6.12) does with a line, and what we
-// do with it:
-// - empty line: skipped. We also skip blank-only lines (kconfig 6.12 warns "unexpected data").
-// - "# CONFIG_X is not set", exactly: X = n.
-// - "#" anything else: a comment, skipped. Look-alikes kconfig skips silently get a warning
-//   (config-ignored-line): "#CONFIG_X is not set", "#  CONFIG_X  is not set", and text after
-//   "is not set" (6.12 compares with strcmp and skips it; 6.1 used strncmp and read 'n'; we follow
-//   6.12 and say so).
-// - "CONFIG_X=<value>": X = value.
-// - anything else ("FOO=y", "CONFIG_FOO", "  CONFIG_X=y"): kconfig warns "unexpected data" and
-//   drops the line; we report an error, since a value the user wrote would be lost.
-// kconfig takes the name as everything up to '=', so "CONFIG_X = y" names the unknown symbol "X "
-// and is dropped: an error at the blank. Values: kconfig reads only the first character of a
-// bool/tristate value, requires a whole number for int/hex and a quoted string (escapes \" and
-// \\) for a string symbol. Since types are unknown here, a value is one quoted string or one bare
-// word, optionally followed by blanks; anything else after it is an error. Values kconfig would
-// drop are kept (they say what the user meant) with a warning: an unquoted word that is not y/m/n
-// or a number (config-unquoted-value), a number followed by blanks (config-trailing-blank).
-// A NUL byte anywhere in a line is an error (kconfig would silently cut the line there).
+// conf_read_simple() (5.10, 6.1, 6.12 and 7.2 compared) reads a line so:
+// - the line ends at "\n"; one "\r" before it is dropped (6.12 getline_stripped(); 5.10/6.1 strip
+//   "\n" and one "\r" from the value); C string functions then stop at the first NUL byte.
+// - "" (and, before 6.8, a line starting with NUL or "\r"): skipped without a word.
+// - "#": "# CONFIG_<name> is not set" gives <name> the value "n", where <name> runs to the first
+//   space. 6.12 compares the rest with strcmp(); 6.1 and 5.10 with strncmp(.., 10), so text after
+//   "is not set" is ignored there. 5.10 does not look at the second character ("#\tCONFIG_X is
+//   not set" unsets X there); 6.1 and later need a space. Every other "#" line: a comment.
+// - "CONFIG_<name>=<value>": <name> is every byte up to the first '=', <value> the rest.
+//   "CONFIG_<name>" without '=': ignored (6.12 warns "unexpected data").
+// - anything else (an indented line, a blank-only line, "FOO=y"): "unexpected data", ignored.
+// A name no symbol has is ignored without a word (KCONFIG_WARN_UNKNOWN_SYMBOLS is not set by
+// kbuild). The value then goes to conf_set_sym_val() (value_for() below).
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "cmalign/kconfig/config.hpp"
+
 namespace cmalign::kconfig::detail {
 
+using kconfig::LineForm;
+
+// What the line is.
 enum class LineKind {
-    blank,      // empty or comment: nothing to do
+    skipped,    // empty line or a comment: nothing to say
     header,     // "# Linux/<arch> <version> Kernel Configuration"
-    assignment, // name/value/quoted are set (also for "is not set", value "n")
-    warning,    // ignored line that deserves a warning (message/column/check)
-    error,      // malformed line (message/column)
+    assignment, // name/text/form are set
+    ignored,    // kconfig ignores the line; `message` says how (a warning)
 };
 
 struct LineResult {
-    LineKind kind = LineKind::blank;
-    std::string name; // without CONFIG_
-    std::string value;
-    bool quoted = false;
+    LineKind kind = LineKind::skipped;
+    std::string name; // without CONFIG_, as kconfig takes it (for `value`: every byte up to '=')
+    std::string text; // the value text conf_set_sym_val() gets ("n" for the not-set forms)
+    LineForm form = LineForm::value;
     std::string header_arch; // empty for the pre-2.6.2x "# Linux kernel version: X" form
     std::string header_version;
-    // error/warning position (1-based byte column in the line) and text; an assignment may carry
-    // a warning as well (unquoted word kconfig would drop), signalled by a non-empty message.
-    int column = 0;
+    int column = 0; // 1-based byte column of what the message is about (the value: after '=')
     std::string message;
     std::string check;
 };
 
-// One line without its line terminator ("\n" or "\r\n" already removed).
+// One line without its "\n" (a "\r" before it already dropped), cut at its first NUL.
 LineResult parse_line(std::string_view line);
+
+// The symbol types conf_set_sym_val() distinguishes.
+enum class ValueType { boolean, tristate, integer, hex, string };
+const char* type_name(ValueType type);
+
+// What conf_set_sym_val() (and conf_read_simple() for the not-set forms) does with a value.
+struct Verdict {
+    bool accepted = false;
+    std::string value; // y/m/n, the number as written, or the unescaped string
+    bool quoted = false;
+    // When not accepted: kconfig's own warning ("symbol value 'm' invalid for X",
+    // "invalid string found"), or empty when kconfig ignores the line without a word.
+    std::string kconfig_warning;
+    std::string why; // for a silent ignore: why ("a string value needs quotes")
+};
+// `unset_all_types`: 6.0 and later pass "n" of a not-set line to conf_set_sym_val() (an int/hex
+// symbol warns); 5.10 unsets bool/tristate symbols only. `exact_not_set`: 6.8 and later ignore
+// text after "is not set"; `loose_not_set`: before 6.0 "#\tCONFIG_X is not set" is read.
+struct ReadRules {
+    bool unset_all_types = true;
+    bool exact_not_set = true;
+    bool loose_not_set = false;
+};
+ReadRules read_rules(int major, int minor);
+// The message for a line kconfig does not take: what kconfig says (or that it says nothing and
+// why) and what the symbol keeps (`earlier`: "y from defconfig:12", or empty).
+std::string rejected_message(const Verdict& verdict, std::string_view name,
+                             std::string_view earlier);
+Verdict value_for(ValueType type, const std::string& name, std::string_view text, LineForm form,
+                  const ReadRules& rules);
+
+// sym_string_valid() of symbol.c (5.10 to 7.2) for int and hex.
+bool valid_int(std::string_view text);
+bool valid_hex(std::string_view text);
 
 // One --set argument "CONFIG_X=VALUE" or "X=VALUE". An unquoted value is taken verbatim (it
 // came through a shell); one that is not y/m/n or a number is taken as a string.
-LineResult parse_set(std::string_view argument);
+struct SetResult {
+    bool ok = false;
+    std::string name;
+    std::string value;
+    bool quoted = false;
+    int column = 0;
+    std::string message;
+};
+SetResult parse_set(std::string_view argument);
 
 // A short printable rendering of a value or byte for messages (escapes, truncation).
 std::string printable(std::string_view text, std::size_t max_bytes = 60);

@@ -42,7 +42,8 @@ def test_calc_matches_the_cli_json():
 
 def test_bad_input_raises_with_location(tmp_path):
     bad = tmp_path / "bad.config"
-    bad.write_text("CONFIG_ARM64=y\nCONFIG_FOO=\"open\n")
+    # A line kconfig cannot take is a warning (docs/kconfig.md); a file that is no text is an error.
+    bad.write_bytes(b"CONFIG_ARM64=y\n\0\x01\x02binary\0")
     with pytest.raises(cmalign.Error) as err:
         cmalign.calc(configs=[str(bad)])
     assert f"{bad}:2:" in str(err.value)

@@ -25,6 +25,28 @@ struct Entry {
     Location where; // file:line of the line that set it (column 1); "--set" for command line
 };
 
+// How a line gave its symbol a value; the forms whose reading differs between kernel versions
+// (scripts/kconfig/confdata.c conf_read_simple(), src/kconfig/line_parser.hpp).
+enum class LineForm {
+    value,          // "CONFIG_X=<text>"
+    not_set,        // "# CONFIG_X is not set" exactly
+    not_set_suffix, // "# CONFIG_X is not set<more>": unsets X before 6.8 (strncmp), ignored since
+    not_set_loose,  // "#<not a space>CONFIG_X is not set": unsets X before 6.0 only
+    entry,          // a value given by --set or a program (value/quoted as in Entry)
+};
+
+// One line that assigns a symbol, as read and before its type is known: what conf_read_simple()
+// hands to conf_set_sym_val(). A Kconfig evaluation replays these in order with the tree's types,
+// so that a line kconfig rejects keeps the value an earlier line gave.
+struct Assignment {
+    std::string name; // as kconfig takes it, without CONFIG_
+    std::string text; // the value text after '=' ("n" for the not-set forms)
+    LineForm form = LineForm::entry;
+    bool quoted = false;   // form entry: the value is a string
+    Location where;        // file:line:col, col at the value (1 for the not-set forms)
+    bool reported = false; // the reader already warned about the line in words true for any type
+};
+
 // One value replaced by a later one with a *different* value (same-value repeats are not kept).
 // Overrides by --set are recorded here too although they are not warnings.
 struct Redefinition {
@@ -56,24 +78,30 @@ public:
     std::optional<std::string_view> get_string(std::string_view name) const;
 
     const std::map<std::string, Entry, std::less<>>& entries() const { return entries_; }
+    // Every assignment read (files in order, then --set), including those kconfig rejects; set()
+    // by a program does not add one. erase() drops a symbol's assignments too.
+    const std::vector<Assignment>& assignments() const { return assignments_; }
+    void record(Assignment a) { assignments_.push_back(std::move(a)); }
     // Every value change by a later file or --set, in the order it happened.
     const std::vector<Redefinition>& redefinitions() const { return redefinitions_; }
 
 private:
     std::map<std::string, Entry, std::less<>> entries_;
     std::vector<Redefinition> redefinitions_;
+    std::vector<Assignment> assignments_;
 };
 
-// Parses one file's text into `into` (merging as described above). `file` names the text in
-// locations. Malformed lines are errors at file:line:col (1-based byte column of the offending
-// byte); parsing continues with the next line. Returns false when any error was reported.
-// Accepted: "CONFIG_X=<word>" and "CONFIG_X=\"<string>\"" (escapes \" and \\) with optional
-// trailing blanks, "# CONFIG_X is not set", comments, blank lines, LF or CRLF. Warnings (check
-// names): config-redefined (another value than an earlier line, naming both places),
-// config-ignored-line (a "# CONFIG_X is not set" look-alike kconfig skips),
-// config-unquoted-value / config-trailing-blank (a value kconfig would drop; we keep it).
-// The rules and their confdata.c sources are in src/kconfig/line_parser.hpp.
-// After `max_errors` errors, one more says so and reading stops (InputLimits::errors).
+// Parses one file's text into `into` (merging as described above) the way kconfig's
+// conf_read_simple() reads it (src/kconfig/line_parser.hpp has the rules and their confdata.c
+// sources): no line is an error. A line kconfig ignores, or a value it rejects, is a warning at
+// file:line:col saying what kconfig does, and the symbol keeps the value it had. The value a
+// line gives depends on the symbol's type: the type cmalign knows for the symbols it reads
+// (known_type()), else the one the value's form suggests; where that choice decides the value,
+// a config-type-assumed warning says so (a Kconfig evaluation replaces it with the tree's
+// verdict). Check names: config-ignored-line, config-invalid-value (kconfig warns),
+// config-ignored-value (kconfig ignores it without a word), config-type-assumed,
+// config-redefined (another value than an earlier line, naming both places).
+// Returns false only for errors of the file itself (limits); `max_errors` is kept for them.
 bool read_fragment(std::string_view text, const std::string& file, Config& into, Diagnostics& diags,
                    std::uint64_t max_errors = InputLimits{}.errors);
 
@@ -83,6 +111,10 @@ bool read_fragment(std::string_view text, const std::string& file, Config& into,
 // images built with CONFIG_IKCONFIG are read as the configuration they hold.
 bool read_fragment_file(const std::string& path, Config& into, Diagnostics& diags,
                         const InputLimits& limits = {});
+
+// The type of a symbol cmalign's rules read (the same in 5.10, 6.1, 6.12 and 7.2), if it is one:
+// "bool", "tristate", "int", "hex" or "string".
+std::optional<std::string_view> known_type(std::string_view name);
 
 // Applies one "CONFIG_X=VALUE" (or "X=VALUE") given on the command line. Location "--set".
 bool apply_set(std::string_view assignment, Config& into, Diagnostics& diags);
