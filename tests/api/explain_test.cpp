@@ -31,7 +31,9 @@ ExplainOutcome explain(const std::string& log, std::vector<std::string> configs)
     return run_explain(request);
 }
 
-const NodeExplanation& node(const ExplainOutcome& o, const std::string& name) {
+// The name as a pointer, not a std::string: gcc 14 takes a reference returned while a temporary
+// string argument lives for a dangling one (-Wdangling-reference).
+const NodeExplanation& node(const ExplainOutcome& o, const char* name) {
     for (const auto& n : o.nodes)
         if (n.name == name) return n;
     FAIL("no node " << name);
