@@ -13,7 +13,7 @@
 
 #include "cmalign/internal/core/name_hash.hpp"
 #include "cmalign/internal/core/thread_spares.hpp"
-#include "dt/preprocess_internal.hpp"
+#include "cmalign/internal/dt/preprocess_lexer.hpp"
 
 namespace cmalign::dt {
 

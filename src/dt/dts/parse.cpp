@@ -15,8 +15,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "dt/dts_parser.hpp"
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/dts_parser.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt {
 

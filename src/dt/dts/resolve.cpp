@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "dt/dts_resolver.hpp"
+#include "cmalign/internal/dt/dts_resolver.hpp"
 
 namespace cmalign::dt {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <utility>
 
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt {
 
