@@ -19,8 +19,8 @@
 #include "cmalign/internal/core/disk_cache.hpp"
 #include "cmalign/internal/core/integer.hpp"
 #include "cmalign/internal/core/quote.hpp"
-#include "kconfig/kconfig_disk_cache.hpp"
-#include "kconfig/kconfig_evaluator.hpp"
+#include "cmalign/internal/kconfig/disk_cache.hpp"
+#include "cmalign/internal/kconfig/evaluator.hpp"
 
 namespace cmalign::kconfig {
 

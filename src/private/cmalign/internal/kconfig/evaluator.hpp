@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cmalign/internal/kconfig/model.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
-#include "kconfig/kconfig_model.hpp"
 
 namespace cmalign::kconfig::evaluator {
 
