@@ -15,6 +15,8 @@
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
+#include "cmalign/internal/dt/tree_json.hpp"
+#include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
@@ -516,6 +518,30 @@ CheckOutcome run_check(const CheckRequest& request) {
         outcome.sources = std::move(sources);
     }
     return outcome;
+}
+
+TreeOutcome run_tree(const TreeRequest& request) {
+    const RunScope run_scope; // pipes read once, files stamped once
+    TreeOutcome out;
+    dt::FileCache cache;
+    auto pp = detail::preprocess_options(request.tree);
+    std::optional<dt::Tree> tree;
+    if (request.tree.overlays.empty())
+        tree = detail::load_tree(request.file, pp, cache, out.diags);
+    else if (auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, out.diags))
+        tree = detail::load_board(request.file, pp, cache, out.diags, {}, *overlays);
+    if (!tree || out.diags.has_errors()) return out;
+    if (request.format == TreeFormat::dts)
+        out.dts = dt::tree_dts(*tree, request.path);
+    else if (auto json = dt::tree_json(*tree, request.path))
+        out.json = report::pretty_json(*json);
+    if (!out.dts && !out.json)
+        out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
+    return out;
+}
+
+ExitCode TreeOutcome::exit_code() const {
+    return (json || dts) && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
 }
 
 } // namespace cmalign
