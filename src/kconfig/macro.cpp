@@ -477,7 +477,7 @@ std::string tool_version_answer(const std::string& command, bool llvm) {
 
 } // namespace
 
-// The answer of the probe table (kconfig_probe_table.inc) to `command`, with the tree's path
+// The answer of the probe table (probe_table.inc) to `command`, with the tree's path
 // and CROSS_COMPILE taken out of it.
 std::optional<std::string> Parser::probe_table_answer(const std::string& command) {
     std::string norm = command;

@@ -1,5 +1,5 @@
 // Kconfig parser: the statements of parser.y, one line each (entries and blocks, an entry's
-// attributes, its dependencies). The rest of the parser is kconfig_parse.cpp.
+// attributes, its dependencies). The rest of the parser is parse.cpp.
 #include <algorithm>
 #include <initializer_list>
 

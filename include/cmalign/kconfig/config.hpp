@@ -72,7 +72,8 @@ private:
 // names): config-redefined (another value than an earlier line, naming both places),
 // config-ignored-line (a "# CONFIG_X is not set" look-alike kconfig skips),
 // config-unquoted-value / config-trailing-blank (a value kconfig would drop; we keep it).
-// The rules and their confdata.c sources are in src/kconfig/line_parser.hpp.
+// The rules and their confdata.c sources are in
+// src/private/cmalign/internal/kconfig/line_parser.hpp.
 // After `max_errors` errors, one more says so and reading stops (InputLimits::errors).
 bool read_fragment(std::string_view text, const std::string& file, Config& into, Diagnostics& diags,
                    std::uint64_t max_errors = InputLimits{}.errors);

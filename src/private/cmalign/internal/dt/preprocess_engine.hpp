@@ -1,4 +1,4 @@
-// The preprocessor engine shared by dt/preprocess*.cpp: macro definitions, the include memo,
+// The preprocessor engine shared by dt/preprocess/*.cpp: macro definitions, the include memo,
 // the state of one run (class Engine). Not part of the public interface.
 #pragma once
 
