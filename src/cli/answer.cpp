@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/internal/answers.hpp"
+#include "answers.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
 #include "common.hpp"
 

@@ -1,5 +1,5 @@
 // Whole answers of `check` in the on-disk cache (answers.hpp).
-#include "cmalign/internal/answers.hpp"
+#include "answers.hpp"
 
 #include <filesystem>
 
