@@ -8,7 +8,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
 
-namespace cmalign::answers {
+namespace cmalign::cli::answers {
 
 namespace {
 
@@ -123,4 +123,4 @@ bool check_keepable(const CheckRequest& request) {
     return true;
 }
 
-} // namespace cmalign::answers
+} // namespace cmalign::cli::answers
