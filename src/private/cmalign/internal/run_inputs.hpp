@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/core/work_queue.hpp" // IWYU pragma: export (for_each_input)
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
@@ -93,9 +94,5 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();
-
-// Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
-void for_each_input(std::size_t count, unsigned jobs,
-                    const std::function<void(std::size_t)>& visit);
 
 } // namespace cmalign::detail
