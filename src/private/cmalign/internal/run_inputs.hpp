@@ -1,7 +1,7 @@
 // The internal half of run.hpp: how the commands read their inputs (the preprocessor's options,
-// a tree from DTS or DTB through a shared FileCache) and the parallel loop over inputs. Private to
-// the library, the CLI and the tests: these types are not installed, and they live in
-// cmalign::detail so that a call to one reads as internal.
+// a tree from DTS or DTB through a shared FileCache; run_inputs.cpp) and the parallel loop over
+// inputs (core/work_queue.hpp). Private to the library, the CLI and the tests: these types are
+// not installed, and they live in cmalign::detail so that a call to one reads as internal.
 #pragma once
 
 #include <cstddef>
