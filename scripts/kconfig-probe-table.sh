@@ -1,12 +1,12 @@
 #!/bin/sh
-# Regenerates src/kconfig/kconfig_probe_table.inc: what each Kconfig toolchain probe
+# Regenerates src/kconfig/probe_table.inc: what each Kconfig toolchain probe
 # ($(shell,...), cc-option, as-instr, ...) answers with Debian 12's cross gcc 12 / binutils 2.40.
 # `cmalign` answers probes from this table unless --kconfig-shell. Probes run at parse time and
 # do not depend on the .config, so one run per tree and arch is enough.
 # A row is keyed by what the probe asks (srcarch and the command, $(srctree) and the
 # CROSS_COMPILE prefix taken out), not by the kernel version: the version column is filled only
 # where two trees ask the same command and get different answers (a script of the tree changed).
-# Usage: scripts/kconfig-probe-table.sh BUILD_DIR KERNEL_TREE... > src/kconfig/kconfig_probe_table.inc
+# Usage: scripts/kconfig-probe-table.sh BUILD_DIR KERNEL_TREE... > src/kconfig/probe_table.inc
 set -eu
 build=$1; shift
 cli=$build/cmalign

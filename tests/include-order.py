@@ -9,6 +9,9 @@ src/private/cmalign/internal/ are the api's (cmalign.h the C API's), the generat
 include is resolved as the compiler does (beside the file, then include/, src/private/, src/).
 An include of a higher rank, or one that resolves to no file, is an error.
 
+A layer's private headers have one place: beside its sources (src/<layer>/) or in
+src/private/cmalign/internal/<layer>/, not both; a layer with headers in both is an error too.
+
 Usage: include-order.py SOURCE_DIR     (exit 0 clean, 1 on a violation or a bad doc)
 """
 import re
@@ -79,7 +82,18 @@ def main():
                 print(f"{f.relative_to(root)}:{line}: {own} includes \"{m.group(1)}\" of {target}, "
                       f"a layer above it")
                 bad += 1
-    print(f"{len(files)} files, {bad} include(s) against the layer order")
+    beside, private = {}, {}
+    for f in files:
+        rel = f.relative_to(root).parts
+        if f.suffix != ".hpp" or rel[0] != "src":
+            continue
+        place = private if rel[1] == "private" else beside
+        place.setdefault(layer_of(f, root), []).append(f.relative_to(root))
+    for layer in sorted(set(beside) & set(private)):
+        print(f"{layer}: private headers in two places: {beside[layer][0]} beside the sources "
+              f"and {private[layer][0]} in src/private")
+        bad += 1
+    print(f"{len(files)} files, {bad} include(s) or header place(s) against the layer order")
     return 1 if bad else 0
 
 

@@ -1,11 +1,9 @@
 #include "cmalign/run.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <ostream>
 #include <thread>
 
@@ -13,8 +11,11 @@
 
 #include "cmalign/dt/dtb.hpp"
 #include "cmalign/internal/core/text_file.hpp"
+#include "cmalign/internal/core/work_queue.hpp"
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
+#include "cmalign/internal/dt/tree_json.hpp"
+#include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
@@ -25,21 +26,6 @@
 namespace cmalign {
 
 namespace fs = std::filesystem;
-
-dt::PreprocessOptions detail::preprocess_options(const TreeOptions& options) {
-    dt::PreprocessOptions out;
-    out.include_dirs = options.include_dirs;
-    out.kernel_tree = options.kernel_tree;
-    out.limits = options.limits;
-    for (const auto& d : options.defines) {
-        auto eq = d.find('=');
-        if (eq == std::string::npos)
-            out.defines.emplace_back(d, std::nullopt);
-        else
-            out.defines.emplace_back(d.substr(0, eq), d.substr(eq + 1));
-    }
-    return out;
-}
 
 namespace {
 bool is_board_file(const fs::path& p) {
@@ -82,174 +68,6 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Di
                     fmt::format("no board (.dts, .dtso, .dtb, .dtbo) under {}", names));
     }
     return out;
-}
-
-dt::ResolveOptions detail::reservation_resolve_options() {
-    dt::ResolveOptions options;
-    options.chunk_paths = {"/reserved-memory", "/memory", "/chosen"};
-    options.all_locations = false; // the checks locate nothing else
-    options.whole_tree = false;    // ... and read nothing else (reserved::read)
-    return options;
-}
-
-std::optional<dt::Tree> detail::load_tree(const std::string& path,
-                                          const dt::PreprocessOptions& options,
-                                          dt::FileCache& cache, Diagnostics& diags,
-                                          const dt::ResolveOptions& resolve) {
-    // Sniff the magic: .dtb files are sometimes named .bin or .img.
-    std::uint8_t magic[4] = {};
-    if (auto piped = anonymous_pipe_bytes(path, options.limits.file_bytes)) {
-        // `… | cmalign check /dev/stdin`: sniffed from the bytes kept for the readers after us.
-        dt::DtbOptions dtb;
-        dtb.limits = options.limits;
-        if (dt::has_fdt_magic(
-                {reinterpret_cast<const std::uint8_t*>(piped->bytes.data()), piped->bytes.size()}))
-            return dt::read_dtb(path, diags, dtb, path);
-    } else {
-        const auto got = read_file_prefix(path, magic);
-        if (!got) {
-            diags.error({path, 0, 0}, "cannot read file");
-            return std::nullopt;
-        }
-        dt::DtbOptions dtb;
-        dtb.limits = options.limits;
-        if (*got == sizeof magic && dt::has_fdt_magic(magic))
-            return dt::read_dtb(path, diags, dtb, path);
-        if (dt::is_dtb_name(path)) return dt::read_dtb(path, diags, dtb, path); // bad magic
-    }
-    return dt::load_dts(path, options, cache, diags, resolve);
-}
-
-std::optional<std::vector<dt::Tree>> detail::load_overlays(const std::vector<std::string>& paths,
-                                                           const dt::PreprocessOptions& options,
-                                                           dt::FileCache& cache,
-                                                           Diagnostics& diags) {
-    std::vector<dt::Tree> out;
-    bool ok = true;
-    for (const auto& path : paths) {
-        Diagnostics local;
-        auto tree = detail::load_tree(path, options, cache, local); // every cell located
-        if (tree && !local.has_errors() && !dt::is_overlay(*tree)) {
-            local.error({path, 0, 0}, "not an overlay: no fragment with an __overlay__ node "
-                                      "(a .dtso needs /plugin/;)");
-        }
-        for (auto& d : local.items())
-            if (d.input.empty()) d.input = path;
-        diags.append(local);
-        if (!tree || local.has_errors()) {
-            ok = false;
-            continue;
-        }
-        out.push_back(std::move(*tree));
-    }
-    if (!ok) return std::nullopt;
-    return out;
-}
-
-std::optional<dt::Tree> detail::load_board(const std::string& path,
-                                           const dt::PreprocessOptions& options,
-                                           dt::FileCache& cache, Diagnostics& diags,
-                                           const dt::ResolveOptions& resolve,
-                                           const std::vector<dt::Tree>& overlays,
-                                           const dt::OverlayOptions& overlay_options) {
-    if (overlays.empty()) {
-        auto tree = detail::load_tree(path, options, cache, diags, resolve);
-        if (!tree || diags.has_errors()) return tree;
-        // `resolve` may have left out deep nodes (a fragment's __overlay__ body) and their
-        // locations: a file whose fragments name a target is read again, whole.
-        bool fragments = std::any_of(
-            tree->root.children.begin(), tree->root.children.end(), [](const dt::Node& c) {
-                return c.find_property("target") || c.find_property("target-path");
-            });
-        if (fragments && !tree->from_dtb) {
-            Diagnostics again;
-            tree = detail::load_tree(path, options, cache, again);
-            if (!tree || again.has_errors()) {
-                diags.append(again);
-                return tree;
-            }
-        }
-        if (!dt::is_overlay(*tree)) return tree;
-        auto lone = dt::overlay_without_base(*tree);
-        lone.tree.input = path;
-        bool adds = lone.tree.find("/reserved-memory") &&
-                    !lone.tree.find("/reserved-memory")->children.empty();
-        if (adds || !lone.skipped.empty()) {
-            std::string what =
-                adds ? "only the reservations its fragments add under target-path = "
-                       "\"/reserved-memory\" are checked, against no /memory and no other "
-                       "reservation"
-                     : "nothing is checked";
-            if (!lone.assumed_cells.empty())
-                what += fmt::format("; assumed {}", lone.assumed_cells);
-            if (!lone.skipped.empty()) {
-                std::string list;
-                for (const auto& s : lone.skipped)
-                    list += (list.empty() ? "" : ", ") + s;
-                what += fmt::format("; fragments that need the base are skipped although they "
-                                    "hold reservations: {}",
-                                    list);
-            }
-            diags.note({path, 0, 0},
-                       fmt::format("{} is an overlay and no base was given (--overlay applies it "
-                                   "to one), so the base is unknown: {}",
-                                   path, what));
-        }
-        return std::move(lone.tree);
-    }
-    // fdtoverlay needs the base's labels as /__symbols__ and any node a fragment targets.
-    auto whole = resolve;
-    whole.whole_tree = true;
-    whole.symbols = true;
-    auto tree = detail::load_tree(path, options, cache, diags, whole);
-    if (!tree || diags.has_errors()) return tree;
-    for (const auto& overlay : overlays)
-        if (!dt::apply_overlay(*tree, overlay, diags, overlay_options)) return std::nullopt;
-    return tree;
-}
-
-void detail::for_each_input(std::size_t count, unsigned jobs,
-                            const std::function<void(std::size_t)>& visit) {
-    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, count)));
-    // Each worker takes its own contiguous run of inputs, in order, and then helps the one with
-    // the most left, from that run's end. Inputs come sorted by path, so one worker meets a
-    // SoC's boards one after another and reuses the preprocessing of its .dtsi (FileCache)
-    // instead of two workers preprocessing it at once (one shared counter cost 10% more work).
-    std::mutex lock;
-    std::vector<std::pair<std::size_t, std::size_t>> runs; // [begin, end) per worker
-    for (unsigned t = 0; t < jobs; ++t)
-        runs.emplace_back(count * t / jobs, count * (t + 1) / jobs);
-    auto take = [&](unsigned t) -> std::optional<std::size_t> {
-        std::lock_guard hold(lock);
-        if (runs[t].first < runs[t].second) return runs[t].first++;
-        auto most = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-            return a.second - a.first < b.second - b.first;
-        });
-        if (most->first >= most->second) return std::nullopt;
-        return --most->second;
-    };
-    // An exception on a worker thread would end the process (std::terminate): the first one is
-    // kept, the other workers stop taking inputs, and it is rethrown on the caller's thread.
-    std::exception_ptr failure;
-    auto worker = [&](unsigned t) {
-        try {
-            while (auto i = take(t))
-                visit(*i);
-        } catch (...) {
-            std::lock_guard hold(lock);
-            if (!failure) failure = std::current_exception();
-            for (auto& run : runs)
-                run.first = run.second;
-        }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t)
-        threads.emplace_back(worker, t);
-    worker(0);
-    for (auto& t : threads)
-        t.join();
-    if (failure) std::rethrow_exception(failure);
 }
 
 void detail::add_input_result(CheckOutcome& outcome, std::optional<checks::Result> result,
@@ -375,40 +193,80 @@ void write_check_json(std::ostream& out, const CheckOutcome& outcome, bool affec
         out << piece;
 }
 
+namespace {
+
+// One board of a check run: read by a worker, and checked then or, when it was read before the
+// configuration's model was ready, once it is.
+struct BoardRun {
+    std::optional<checks::Result> result;
+    std::vector<Diagnostic> errors;
+    std::optional<std::vector<std::string>> sources;
+    std::optional<dt::Tree> unchecked; // read before the model was ready
+};
+
+// Reads the board `input` for `board` (its diagnostics, named after the input, and the files it
+// was read from): its tree, or nullopt when it cannot be checked.
+std::optional<dt::Tree> read_board(BoardRun& board, const std::string& input,
+                                   const dt::PreprocessOptions& pp, dt::FileCache& cache,
+                                   const dt::ResolveOptions& resolve,
+                                   const std::vector<dt::Tree>& overlays) {
+    Diagnostics diags;
+    auto tree = detail::load_board(input, pp, cache, diags, resolve, overlays);
+    const bool readable = tree && !diags.has_errors();
+    if (readable) board.sources = std::move(tree->sources);
+    for (auto& d : diags.items()) {
+        if (d.input.empty()) d.input = input;
+        board.errors.push_back(std::move(d));
+    }
+    if (!readable) return std::nullopt;
+    return tree;
+}
+
+// The files a check's outcome was computed from, gathered part by part: unknown as soon as one
+// part's are.
+class SourceList {
+public:
+    void add(const std::optional<std::vector<std::string>>& files) {
+        if (!files) files_.reset();
+        if (files_) files_->insert(files_->end(), files->begin(), files->end());
+    }
+    // Sorted, each file once.
+    std::optional<std::vector<std::string>> take() {
+        if (files_) {
+            std::sort(files_->begin(), files_->end());
+            files_->erase(std::unique(files_->begin(), files_->end()), files_->end());
+        }
+        return std::move(files_);
+    }
+
+private:
+    std::optional<std::vector<std::string>> files_{std::in_place};
+};
+
+// The outcome of a run whose configuration is unusable: its diagnostics and nothing else, as if
+// no board had been read.
+CheckOutcome config_failure(CheckOutcome& outcome) {
+    CheckOutcome failed;
+    failed.config_diagnostics = std::move(outcome.config_diagnostics);
+    return failed;
+}
+
+} // namespace
+
 CheckOutcome run_check(const CheckRequest& request) {
     const RunScope run_scope; // pipes read once, files stamped once
     CheckOutcome outcome;
     // The configuration is evaluated on a thread of its own while the boards are read (it is
     // the run's longest serial step, and reading a board does not depend on it); a board read
-    // before the model is ready is checked afterwards. An unusable configuration still ends
-    // the run with its diagnostics and nothing else, as if no board had been read.
+    // before the model is ready is checked afterwards.
     detail::CommandModel command = detail::command_config(request.config, request.inputs);
     const ConfigOptions config = command.config;
-    std::atomic<bool> model_ready{false};
-    std::exception_ptr model_failure;
-    std::jthread model_thread([&] {
-        try {
-            detail::evaluate_command_model(command);
-        } catch (...) {
-            model_failure = std::current_exception();
-        }
-        model_ready.store(true, std::memory_order_release);
-    });
+    detail::AwaitedTask model_task([&command] { detail::evaluate_command_model(command); });
     auto finish_model = [&] {
-        if (model_thread.joinable()) model_thread.join();
-        if (model_failure) std::rethrow_exception(model_failure);
+        model_task.wait();
         outcome.model = std::move(command.model);
         outcome.config_diagnostics = std::move(command.diagnostics);
-    };
-    auto unusable = [&] {
-        CheckOutcome failed;
-        failed.config_diagnostics = std::move(outcome.config_diagnostics);
-        return failed;
-    };
-    std::optional<std::vector<std::string>> sources{std::in_place}; // + the model's, once known
-    auto add_sources = [&sources](const std::optional<std::vector<std::string>>& files) {
-        if (!files) sources.reset();
-        if (sources) sources->insert(sources->end(), files->begin(), files->end());
+        return outcome.model.has_value();
     };
 
     Diagnostics expand_diags;
@@ -416,11 +274,8 @@ CheckOutcome run_check(const CheckRequest& request) {
     outcome.input_errors = expand_diags.items();
     // Shared .dtsi and headers are read once for all inputs. Their include memos are most of
     // a whole tree's memory: freed when the run's outermost scope closes (never, in the program).
-    struct FreeAtClose {
-        std::shared_ptr<dt::FileCache> cache = std::make_shared<dt::FileCache>();
-        ~FreeAtClose() { RunScope::free_at_close(std::move(cache)); }
-    } file_cache;
-    dt::FileCache& cache = *file_cache.cache;
+    const FreedAtClose<dt::FileCache> shared_cache;
+    dt::FileCache& cache = *shared_cache;
     if (!request.affected_by.empty()) {
         TreeOptions tree = request.tree;
         if (!tree.kernel_tree) tree.kernel_tree = request.config.kernel_tree;
@@ -438,84 +293,75 @@ CheckOutcome run_check(const CheckRequest& request) {
     Diagnostics overlay_diags;
     auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, overlay_diags);
     if (!overlays) {
-        finish_model();
-        if (!outcome.model) return unusable();
+        if (!finish_model()) return config_failure(outcome);
         outcome.input_errors.insert(outcome.input_errors.end(), overlay_diags.items().begin(),
                                     overlay_diags.items().end());
         return outcome;
     }
+    SourceList sources;
     for (const auto& overlay : *overlays)
-        add_sources(overlay.sources);
+        sources.add(overlay.sources);
 
-    struct Slot {
-        std::optional<checks::Result> result;
-        std::vector<Diagnostic> errors;
-        std::optional<std::vector<std::string>> sources;
-        std::optional<dt::Tree> unchecked; // read before the model was ready
-    };
-    std::vector<Slot> slots(inputs.size());
-    // The boards read before the model was ready wait here, their trees kept. Once it is, each
-    // worker checks one of them after each board of its own, so their trees are freed while the
+    // A board read before the model is ready waits with its tree kept. Once it is, each worker
+    // checks one waiting board after each board of its own, so their trees are freed while the
     // run goes on: a whole tree reads a third of its boards before its Kconfig is evaluated,
     // and checking them all on one thread at the end, then freeing them, was its serial tail.
-    std::mutex pending_mutex;
-    std::vector<std::size_t> pending;
-    auto check_pending = [&](std::size_t i, const kernel::Model& model) {
-        slots[i].result = checks::run(*slots[i].unchecked, model, request.checks);
-        slots[i].unchecked.reset();
+    std::vector<BoardRun> boards(inputs.size());
+    auto check_waiting = [&](std::size_t i, const kernel::Model& model) {
+        boards[i].result = checks::run(*boards[i].unchecked, model, request.checks);
+        boards[i].unchecked.reset();
     };
-    std::mutex progress_mutex;
-    std::size_t done = 0;
+    detail::ProgressCounter progress(request.progress, inputs.size());
     detail::for_each_input(inputs.size(), request.jobs, [&](std::size_t i) {
-        if (model_ready.load(std::memory_order_acquire) && !command.model) return; // unusable
-        Diagnostics diags;
-        auto tree = detail::load_board(inputs[i], pp, cache, diags, resolve, *overlays);
-        if (tree && !diags.has_errors()) {
-            slots[i].sources = std::move(tree->sources);
-            if (!model_ready.load(std::memory_order_acquire)) {
-                slots[i].unchecked = std::move(tree);
-                std::lock_guard lock(pending_mutex);
-                pending.push_back(i);
-            } else if (command.model) { // else unusable: the run ends without board results
-                slots[i].result = checks::run(*tree, *command.model, request.checks);
+        if (model_task.done() && !command.model) return; // unusable: no board is checked
+        if (auto tree = read_board(boards[i], inputs[i], pp, cache, resolve, *overlays)) {
+            if (!model_task.done()) {
+                boards[i].unchecked = std::move(tree);
+                model_task.defer(i);
+            } else if (command.model) {
+                boards[i].result = checks::run(*tree, *command.model, request.checks);
             }
         }
-        for (auto& d : diags.items()) {
-            if (d.input.empty()) d.input = inputs[i];
-            slots[i].errors.push_back(std::move(d));
-        }
-        if (request.progress) {
-            std::lock_guard lock(progress_mutex);
-            request.progress(++done, inputs.size());
-        }
-        if (model_ready.load(std::memory_order_acquire) && command.model) {
-            std::optional<std::size_t> waiting;
-            {
-                std::lock_guard lock(pending_mutex);
-                if (!pending.empty()) {
-                    waiting = pending.back();
-                    pending.pop_back();
-                }
-            }
-            if (waiting) check_pending(*waiting, *command.model);
-        }
+        progress.step();
+        if (model_task.done() && command.model)
+            if (auto waiting = model_task.take_deferred()) check_waiting(*waiting, *command.model);
     });
 
-    finish_model();
-    if (!outcome.model) return unusable();
-    if (sources) sources->insert(sources->end(), command.sources.begin(), command.sources.end());
-    detail::for_each_input(pending.size(), request.jobs,
-                           [&](std::size_t k) { check_pending(pending[k], *outcome.model); });
-    for (auto& slot : slots) {
-        add_sources(slot.sources);
-        detail::add_input_result(outcome, std::move(slot.result), std::move(slot.errors));
+    if (!finish_model()) return config_failure(outcome);
+    sources.add(command.sources);
+    const auto waiting = model_task.take_all_deferred();
+    detail::for_each_input(waiting.size(), request.jobs,
+                           [&](std::size_t k) { check_waiting(waiting[k], *outcome.model); });
+    for (auto& board : boards) {
+        sources.add(board.sources);
+        detail::add_input_result(outcome, std::move(board.result), std::move(board.errors));
     }
-    if (sources && outcome.input_errors.empty()) {
-        std::sort(sources->begin(), sources->end());
-        sources->erase(std::unique(sources->begin(), sources->end()), sources->end());
-        outcome.sources = std::move(sources);
-    }
+    if (outcome.input_errors.empty()) outcome.sources = sources.take();
     return outcome;
+}
+
+TreeOutcome run_tree(const TreeRequest& request) {
+    const RunScope run_scope; // pipes read once, files stamped once
+    TreeOutcome out;
+    dt::FileCache cache;
+    auto pp = detail::preprocess_options(request.tree);
+    std::optional<dt::Tree> tree;
+    if (request.tree.overlays.empty())
+        tree = detail::load_tree(request.file, pp, cache, out.diags);
+    else if (auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, out.diags))
+        tree = detail::load_board(request.file, pp, cache, out.diags, {}, *overlays);
+    if (!tree || out.diags.has_errors()) return out;
+    if (request.format == TreeFormat::dts)
+        out.dts = dt::tree_dts(*tree, request.path);
+    else if (auto json = dt::tree_json(*tree, request.path))
+        out.json = report::pretty_json(*json);
+    if (!out.dts && !out.json)
+        out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
+    return out;
+}
+
+ExitCode TreeOutcome::exit_code() const {
+    return (json || dts) && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
 }
 
 } // namespace cmalign

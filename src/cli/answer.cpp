@@ -1,6 +1,6 @@
-// A command's printed answer, kept and replayed through the library's answer cache
-// (cmalign/internal/answers.hpp): what the command wrote on stdout and stderr is recorded in
-// order, so a replay interleaves the two streams as the run did.
+// A command's printed answer, kept and replayed through the answer cache (answers.hpp): what the
+// command wrote on stdout and stderr is recorded in order, so a replay interleaves the two
+// streams as the run did.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/internal/answers.hpp"
+#include "answers.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
 #include "common.hpp"
 

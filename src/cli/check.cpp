@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "answers.hpp"
 #include "cmalign/core/size.hpp"
-#include "cmalign/internal/answers.hpp"
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"

@@ -92,7 +92,7 @@ std::optional<std::string> default_cache_dir();
 // Runs `run` (which prints) with its answer kept in the on-disk cache of `config` (none: just
 // runs it): when this command line was answered before and every file `sources()` named then is
 // unchanged, what it printed is printed again, in the same order, and its exit status returned.
-// `sources` is asked after a run; nullopt keeps nothing (cmalign/internal/answers.hpp). A kept
+// `sources` is asked after a run; nullopt keeps nothing (answers.hpp). A kept
 // answer is also found by the typed command line (replay_typed()).
 ExitCode cached_answer(const Invocation& invocation, std::string_view command,
                        const ConfigOptions& config, const std::function<ExitCode()>& run,

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "cmalign/internal/fix/detail.hpp"
 
 namespace cmalign::fix {
 

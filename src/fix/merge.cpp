@@ -9,7 +9,7 @@
 #include <libfdt.h>
 
 #include "cmalign/internal/core/text_file.hpp"
-#include "internal.hpp"
+#include "cmalign/internal/fix/detail.hpp"
 
 namespace cmalign::fix {
 

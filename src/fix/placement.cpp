@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/amount.hpp"
-#include "internal.hpp"
+#include "cmalign/internal/fix/detail.hpp"
 
 namespace cmalign::fix::detail {
 

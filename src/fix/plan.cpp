@@ -6,8 +6,8 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/fix/detail.hpp"
 #include "cmalign/internal/fix/plan.hpp"
-#include "internal.hpp"
 
 namespace cmalign::fix {
 

@@ -7,7 +7,7 @@
 
 #include "cmalign/internal/core/amount.hpp"
 #include "cmalign/internal/core/text_file.hpp"
-#include "internal.hpp"
+#include "cmalign/internal/fix/detail.hpp"
 
 namespace cmalign::fix::detail {
 

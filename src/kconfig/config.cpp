@@ -15,7 +15,7 @@
 
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/kconfig/integer.hpp"
-#include "kconfig/line_parser.hpp"
+#include "cmalign/internal/kconfig/line_parser.hpp"
 
 namespace cmalign::kconfig {
 namespace {

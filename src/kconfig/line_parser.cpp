@@ -1,4 +1,4 @@
-#include "kconfig/line_parser.hpp"
+#include "cmalign/internal/kconfig/line_parser.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -11,8 +11,8 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/arch.hpp"
+#include "cmalign/internal/kernel/deriver.hpp"
 #include "cmalign/kernel/versions.hpp"
-#include "deriver.hpp"
 
 namespace cmalign::kernel::detail {
 

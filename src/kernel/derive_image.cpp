@@ -2,7 +2,7 @@
 // RAM and how much of it memblock reserves (checks::assumed_early_reservations() places it).
 #include <fmt/format.h>
 
-#include "deriver.hpp"
+#include "cmalign/internal/kernel/deriver.hpp"
 
 namespace cmalign::kernel::detail {
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
-#include "deriver.hpp"
+#include "cmalign/internal/kernel/deriver.hpp"
 
 namespace cmalign::kernel::detail {
 

@@ -11,7 +11,7 @@
 
 #include "cmalign/internal/kconfig/version.hpp"
 
-#include "rules_shifts.hpp"
+#include "cmalign/internal/kernel/rules_shifts.hpp"
 
 namespace cmalign::kernel::rules {
 

@@ -2,7 +2,7 @@
 // ranges and vendor values), and how include/linux/mmzone.h turns it into MAX_PAGE_ORDER.
 #include <array>
 
-#include "rules_shifts.hpp"
+#include "cmalign/internal/kernel/rules_shifts.hpp"
 
 namespace cmalign::kernel::rules {
 

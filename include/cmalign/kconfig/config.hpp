@@ -26,7 +26,7 @@ struct Entry {
 };
 
 // How a line gave its symbol a value; the forms whose reading differs between kernel versions
-// (scripts/kconfig/confdata.c conf_read_simple(), src/kconfig/line_parser.hpp).
+// (scripts/kconfig/confdata.c conf_read_simple(), cmalign/internal/kconfig/line_parser.hpp).
 enum class LineForm {
     value,          // "CONFIG_X=<text>"
     not_set,        // "# CONFIG_X is not set" exactly
@@ -92,12 +92,12 @@ private:
 };
 
 // Parses one file's text into `into` (merging as described above) the way kconfig's
-// conf_read_simple() reads it (src/kconfig/line_parser.hpp has the rules and their confdata.c
-// sources): no line is an error. A line kconfig ignores, or a value it rejects, is a warning at
-// file:line:col saying what kconfig does, and the symbol keeps the value it had. The value a
-// line gives depends on the symbol's type: the type cmalign knows for the symbols it reads
-// (known_type()), else the one the value's form suggests; where that choice decides the value,
-// a config-type-assumed warning says so (a Kconfig evaluation replaces it with the tree's
+// conf_read_simple() reads it (cmalign/internal/kconfig/line_parser.hpp has the rules and
+// their confdata.c sources): no line is an error. A line kconfig ignores, or a value it rejects,
+// is a warning at file:line:col saying what kconfig does, and the symbol keeps the value it had.
+// The value a line gives depends on the symbol's type: the type cmalign knows for the symbols it
+// reads (known_type()), else the one the value's form suggests; where that choice decides the
+// value, a config-type-assumed warning says so (a Kconfig evaluation replaces it with the tree's
 // verdict). Check names: config-ignored-line, config-invalid-value (kconfig warns),
 // config-ignored-value (kconfig ignores it without a word), config-type-assumed,
 // config-redefined (another value than an earlier line, naming both places).

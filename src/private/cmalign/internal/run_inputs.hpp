@@ -1,7 +1,7 @@
 // The internal half of run.hpp: how the commands read their inputs (the preprocessor's options,
-// a tree from DTS or DTB through a shared FileCache) and the parallel loop over inputs. Private to
-// the library, the CLI and the tests: these types are not installed, and they live in
-// cmalign::detail so that a call to one reads as internal.
+// a tree from DTS or DTB through a shared FileCache; run_inputs.cpp) and the parallel loop over
+// inputs (core/work_queue.hpp). Private to the library, the CLI and the tests: these types are
+// not installed, and they live in cmalign::detail so that a call to one reads as internal.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmalign/api.hpp"
+#include "cmalign/internal/core/work_queue.hpp" // IWYU pragma: export (for_each_input)
 #include "cmalign/internal/dt/dts.hpp"
 #include "cmalign/internal/dt/overlay.hpp"
 #include "cmalign/internal/dt/preprocess.hpp"
@@ -94,9 +95,5 @@ std::vector<std::string> inputs_affected_by(const std::vector<std::string>& inpu
 // What check and fix need from a DTS: source locations of the cells under /reserved-memory,
 // /memory and /chosen only (locating every cell of a board costs about 40% of resolving it).
 dt::ResolveOptions reservation_resolve_options();
-
-// Calls visit(i) for every i in [0, count) on `jobs` threads (0: all cores), each index once.
-void for_each_input(std::size_t count, unsigned jobs,
-                    const std::function<void(std::size_t)>& visit);
 
 } // namespace cmalign::detail

@@ -1,6 +1,6 @@
 // The PCP calculator's input built from a configuration and a board description, one step at a
-// time in the order `cmalign pcp` (src/api/pcp.cpp) takes them, and the result compared with the
-// board's sysctls and /proc/zoneinfo. The zones of an arch and how RAM splits into them are the
+// time in the order `cmalign pcp` (src/api/tune_pcp.cpp) takes them, and the result compared with
+// the board's sysctls and /proc/zoneinfo. The zones of an arch and how RAM splits into them are the
 // kernel layer's (cmalign/kernel/zone_layout.hpp).
 #pragma once
 

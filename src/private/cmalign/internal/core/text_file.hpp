@@ -74,6 +74,21 @@ public:
     static void free_at_close(std::shared_ptr<void> object);
 };
 
+// An object shared by a run's workers (a bulk check's file cache) that is handed to
+// RunScope::free_at_close() when it goes out of scope instead of being freed there.
+template <class T> class FreedAtClose {
+public:
+    FreedAtClose() : object_(std::make_shared<T>()) {}
+    ~FreedAtClose() { RunScope::free_at_close(std::move(object_)); }
+    FreedAtClose(const FreedAtClose&) = delete;
+    FreedAtClose& operator=(const FreedAtClose&) = delete;
+
+    T& operator*() const { return *object_; }
+
+private:
+    std::shared_ptr<T> object_;
+};
+
 // The whole content of `path` as it was read in this run (a pipe's kept bytes), for the readers
 // that come back to an input: fix's edits, the source lines of a report. nullopt: unreadable.
 std::optional<std::string> read_whole_input(const std::string& path);

@@ -1,5 +1,5 @@
 // What an arch's kernel does with its memory zones (src/kernel/zones.cpp). Private: read by
-// `cmalign pcp` (src/api/pcp.cpp).
+// `cmalign pcp` (src/api/tune_pcp.cpp).
 #pragma once
 
 #include <cstdint>

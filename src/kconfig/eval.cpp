@@ -4,7 +4,7 @@
 // clamped since 6.8 while earlier kernels drop them).
 //
 // This file: the parse cache, reading and writing .config; the symbol calculation is
-// kconfig_calc.cpp, the tree's version and the version rows (the Dialect) version.cpp.
+// calc.cpp, the tree's version and the version rows (the Dialect) version.cpp.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -20,9 +20,9 @@
 #include "cmalign/internal/core/disk_cache.hpp"
 #include "cmalign/internal/core/integer.hpp"
 #include "cmalign/internal/core/quote.hpp"
-#include "kconfig/kconfig_disk_cache.hpp"
-#include "kconfig/kconfig_evaluator.hpp"
-#include "kconfig/line_parser.hpp"
+#include "cmalign/internal/kconfig/disk_cache.hpp"
+#include "cmalign/internal/kconfig/evaluator.hpp"
+#include "cmalign/internal/kconfig/line_parser.hpp"
 
 namespace cmalign::kconfig {
 
@@ -400,7 +400,7 @@ std::optional<Evaluation> evaluate(const std::string& tree_dir, const std::strin
         key += fmt::format("\0{}={}", row.name, *limit_value(options.limits, row.name));
 
     // The on-disk cache: the whole evaluation with what it reported, while no file it read
-    // changed (kconfig_disk_cache.hpp).
+    // changed (internal/kconfig/disk_cache.hpp).
     const bool on_disk = !options.cache_dir.empty() && !options.run_shell;
     std::string disk_key;
     if (on_disk) {

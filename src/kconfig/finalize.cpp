@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "kconfig/kconfig_parser.hpp"
+#include "cmalign/internal/kconfig/parser.hpp"
 
 namespace cmalign::kconfig::model::parser {
 

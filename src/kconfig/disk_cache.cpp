@@ -1,7 +1,7 @@
-// Kconfig evaluations in the on-disk cache (kconfig_disk_cache.hpp). The format is lines of
-// tab-separated fields (core/disk_cache.hpp), read back in a few milliseconds for a whole
-// arm64 configuration; the first line names the format, the last is "end".
-#include "kconfig_disk_cache.hpp"
+// Kconfig evaluations in the on-disk cache (internal/kconfig/disk_cache.hpp). The format is lines
+// of tab-separated fields (core/disk_cache.hpp), read back in a few milliseconds for a whole arm64
+// configuration; the first line names the format, the last is "end".
+#include "cmalign/internal/kconfig/disk_cache.hpp"
 
 #include <filesystem>
 

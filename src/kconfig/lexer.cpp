@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "kconfig/kconfig_parser.hpp"
+#include "cmalign/internal/kconfig/parser.hpp"
 
 namespace cmalign::kconfig::model::parser {
 

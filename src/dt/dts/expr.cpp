@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "dt/dts_parser.hpp"
+#include "cmalign/internal/dt/dts_parser.hpp"
 
 namespace cmalign::dt::dts_parser {
 

@@ -23,7 +23,7 @@
 
 #include "cmalign/internal/core/disk_cache.hpp"
 #include "cmalign/internal/core/name_hash.hpp"
-#include "kconfig/kconfig_parser.hpp"
+#include "cmalign/internal/kconfig/parser.hpp"
 
 namespace cmalign::kconfig::model {
 

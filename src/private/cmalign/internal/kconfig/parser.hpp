@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kconfig/kconfig_model.hpp"
+#include "cmalign/internal/kconfig/model.hpp"
 
 namespace cmalign::kconfig::model::parser {
 

@@ -1,5 +1,5 @@
 // The Kconfig evaluator's state (class Evaluator, one SymState per symbol), shared by
-// kconfig_eval.cpp and kconfig_calc.cpp. Not part of the public interface.
+// eval.cpp and calc.cpp. Not part of the public interface.
 #pragma once
 
 #include <cctype>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cmalign/internal/kconfig/model.hpp"
 #include "cmalign/kconfig/kconfig_tree.hpp"
-#include "kconfig/kconfig_model.hpp"
 
 namespace cmalign::kconfig::evaluator {
 

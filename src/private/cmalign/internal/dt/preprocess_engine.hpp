@@ -1,4 +1,4 @@
-// The preprocessor engine shared by dt/preprocess*.cpp: macro definitions, the include memo,
+// The preprocessor engine shared by dt/preprocess/*.cpp: macro definitions, the include memo,
 // the state of one run (class Engine). Not part of the public interface.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 #include "cmalign/internal/core/name_hash.hpp"
 #include "cmalign/internal/core/thread_spares.hpp"
-#include "dt/preprocess_internal.hpp"
+#include "cmalign/internal/dt/preprocess_lexer.hpp"
 
 namespace cmalign::dt {
 

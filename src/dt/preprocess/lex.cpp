@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "dt/preprocess_internal.hpp"
+#include "cmalign/internal/dt/preprocess_lexer.hpp"
 
 namespace cmalign::dt::pp {
 

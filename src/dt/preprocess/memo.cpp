@@ -2,7 +2,7 @@
 // (FileCache::IncludeMemo: macro fingerprints, replay, record), and the builtin macros.
 #include <cstring>
 
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
 

@@ -1,5 +1,5 @@
 // The DTS parser's tokens (Boost.Spirit X3) and its recursive-descent state (class Parser),
-// shared by dts_parse.cpp, dts_values.cpp and dts_expr.cpp. Not part of the public interface.
+// shared by dts/parse.cpp, dts/values.cpp and dts/expr.cpp. Not part of the public interface.
 #pragma once
 
 #include <algorithm>

@@ -10,7 +10,7 @@
 // Deleted nodes and properties stay in place, marked, until the end — as in dtc, where a later
 //
 // This file: property values, building and merging nodes, references; the tree-changing checks
-// are dts_checks.cpp, generated nodes and the conversion to dt::Tree dts_generate.cpp.
+// are dts/checks.cpp, generated nodes and the conversion to dt::Tree dts/generate.cpp.
 #include <algorithm>
 #include <deque>
 #include <unordered_map>
@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "dt/dts_resolver.hpp"
+#include "cmalign/internal/dt/dts_resolver.hpp"
 
 namespace cmalign::dt {
 

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/kconfig/integer.hpp" // the project's one integer reader (core/integer.hpp)
-#include "kconfig/kconfig_parser.hpp"
+#include "cmalign/internal/kconfig/parser.hpp"
 
 namespace cmalign::kconfig::model::parser {
 
@@ -140,7 +140,7 @@ struct ProbeAnswer {
 
 // What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
 const ProbeAnswer probe_table[] = {
-#include "kconfig/kconfig_probe_table.inc"
+#include "kconfig/probe_table.inc"
 };
 
 } // namespace
@@ -477,7 +477,7 @@ std::string tool_version_answer(const std::string& command, bool llvm) {
 
 } // namespace
 
-// The answer of the probe table (kconfig_probe_table.inc) to `command`, with the tree's path
+// The answer of the probe table (probe_table.inc) to `command`, with the tree's path
 // and CROSS_COMPILE taken out of it.
 std::optional<std::string> Parser::probe_table_answer(const std::string& command) {
     std::string norm = command;

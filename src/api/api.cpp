@@ -1,13 +1,11 @@
-// run_calc(), run_table(), run_config() and run_tree(): the commands that are one library call
-// each, as outcomes the CLI prints and run_json() answers with.
+// run_calc(), run_table() and run_config() (cmalign/api.hpp): the commands that are one library
+// call each, as outcomes the CLI prints and run_json() answers with.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "cmalign/api.hpp"
 #include "cmalign/internal/core/text_file.hpp"
-#include "cmalign/internal/dt/tree_json.hpp"
-#include "cmalign/internal/dt/write.hpp"
 #include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/run.hpp"
@@ -61,30 +59,6 @@ ConfigOutcome run_config(const ConfigOptions& options) {
 
 ExitCode ConfigOutcome::exit_code() const {
     return evaluation && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
-}
-
-TreeOutcome run_tree(const TreeRequest& request) {
-    const RunScope run_scope; // pipes read once, files stamped once
-    TreeOutcome out;
-    dt::FileCache cache;
-    auto pp = detail::preprocess_options(request.tree);
-    std::optional<dt::Tree> tree;
-    if (request.tree.overlays.empty())
-        tree = detail::load_tree(request.file, pp, cache, out.diags);
-    else if (auto overlays = detail::load_overlays(request.tree.overlays, pp, cache, out.diags))
-        tree = detail::load_board(request.file, pp, cache, out.diags, {}, *overlays);
-    if (!tree || out.diags.has_errors()) return out;
-    if (request.format == TreeFormat::dts)
-        out.dts = dt::tree_dts(*tree, request.path);
-    else if (auto json = dt::tree_json(*tree, request.path))
-        out.json = report::pretty_json(*json);
-    if (!out.dts && !out.json)
-        out.diags.error({request.file}, fmt::format("no node at path '{}'", request.path));
-    return out;
-}
-
-ExitCode TreeOutcome::exit_code() const {
-    return (json || dts) && !diags.has_errors() ? ExitCode::clean : ExitCode::input_error;
 }
 
 } // namespace cmalign

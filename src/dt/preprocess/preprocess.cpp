@@ -16,10 +16,10 @@
 // The bulk speed comes from FileCache::IncludeMemo: an included file's output and macro
 // changes are reused when every macro it looked up has the same definition again.
 //
-// Structure: a lexer per file (dt/preprocess_lex.cpp), gcc's context-stack macro expander
-// with "painted blue" identifiers (dt/preprocess_expand.cpp; directives in
-// dt/preprocess_directives.cpp, the include memo in dt/preprocess_memo.cpp), the #if evaluator
-// (dt/preprocess_expr.cpp). Output text is the source with comments blanked and directives removed;
+// Structure: a lexer per file (preprocess/lex.cpp), gcc's context-stack macro expander
+// with "painted blue" identifiers (preprocess/expand.cpp; directives in
+// preprocess/directives.cpp, the include memo in preprocess/memo.cpp), the #if evaluator
+// (preprocess/expr.cpp). Output text is the source with comments blanked and directives removed;
 // lines of a file keep their newlines so the text lines up with the source as far as possible.
 //
 // Known differences from gcc: directives inside macro arguments are an error (gcc accepts
@@ -28,7 +28,7 @@
 #include <string>
 #include <utility>
 
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt {
 

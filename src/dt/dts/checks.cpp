@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/internal/core/bytes.hpp"
-#include "dt/dts_resolver.hpp"
+#include "cmalign/internal/dt/dts_resolver.hpp"
 
 namespace cmalign::dt::dts_resolver {
 

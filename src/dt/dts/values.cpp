@@ -6,7 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "dt/dts_parser.hpp"
+#include "cmalign/internal/dt/dts_parser.hpp"
 
 namespace cmalign::dt::dts_parser {
 

@@ -1,5 +1,5 @@
 // The directives: #define/#undef, #if family, #include/#include_next, and the dispatch.
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
 

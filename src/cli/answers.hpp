@@ -18,7 +18,7 @@
 #include "cmalign/core/exit_code.hpp"
 #include "cmalign/run.hpp"
 
-namespace cmalign::answers {
+namespace cmalign::cli::answers {
 
 struct Answer {
     // What the command printed, in order: (1 for stdout or 2 for stderr, the bytes).
@@ -58,4 +58,4 @@ std::optional<std::vector<std::string>> check_sources(const CheckRequest& reques
 // false for the first three reasons above, so nothing is looked up or recorded.
 bool check_keepable(const CheckRequest& request);
 
-} // namespace cmalign::answers
+} // namespace cmalign::cli::answers

@@ -1,11 +1,11 @@
 // Kconfig parser: the statements of parser.y, one line each (entries and blocks, an entry's
-// attributes, its dependencies). The rest of the parser is kconfig_parse.cpp.
+// attributes, its dependencies). The rest of the parser is parse.cpp.
 #include <algorithm>
 #include <initializer_list>
 
 #include <fmt/format.h>
 
-#include "kconfig/kconfig_parser.hpp"
+#include "cmalign/internal/kconfig/parser.hpp"
 
 namespace cmalign::kconfig::model {
 

@@ -1,5 +1,5 @@
 // The DTS resolver's tree under construction (BNode, BProp) and its state (class Resolver),
-// shared by dts_resolve.cpp, dts_checks.cpp and dts_generate.cpp. Not part of the public
+// shared by dts/resolve.cpp, dts/checks.cpp and dts/generate.cpp. Not part of the public
 // interface.
 #pragma once
 

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "kconfig/kconfig_evaluator.hpp"
+#include "cmalign/internal/kconfig/evaluator.hpp"
 
 namespace cmalign::kconfig::evaluator {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <limits>
 
-#include "dt/preprocess_internal.hpp"
+#include "cmalign/internal/dt/preprocess_lexer.hpp"
 
 namespace cmalign::dt::pp {
 

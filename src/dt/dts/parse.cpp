@@ -7,16 +7,16 @@
 // so every error names the exact place.
 //
 // This file: decode_escapes, the file and node structure, labels, names and references, the
-// lexer's skipping and line markers; values are dts_values.cpp, integers and expressions
-// dts_expr.cpp.
+// lexer's skipping and line markers; values are dts/values.cpp, integers and expressions
+// dts/expr.cpp.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
 
-#include "dt/dts_parser.hpp"
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/dts_parser.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt {
 

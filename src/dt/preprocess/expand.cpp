@@ -1,7 +1,7 @@
 // Macro expansion (gcc's context stack, "painted blue" names): token sources, arguments,
 // # and ##, builtins.
 #include "cmalign/internal/core/quote.hpp"
-#include "dt/preprocess_engine.hpp"
+#include "cmalign/internal/dt/preprocess_engine.hpp"
 
 namespace cmalign::dt::pp_engine {
 

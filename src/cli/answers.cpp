@@ -1,5 +1,5 @@
 // Whole answers of `check` in the on-disk cache (answers.hpp).
-#include "cmalign/internal/answers.hpp"
+#include "answers.hpp"
 
 #include <filesystem>
 
@@ -8,7 +8,7 @@
 #include "cmalign/api.hpp"
 #include "cmalign/internal/core/disk_cache.hpp"
 
-namespace cmalign::answers {
+namespace cmalign::cli::answers {
 
 namespace {
 
@@ -123,4 +123,4 @@ bool check_keepable(const CheckRequest& request) {
     return true;
 }
 
-} // namespace cmalign::answers
+} // namespace cmalign::cli::answers
