@@ -19,7 +19,7 @@ using rules::since;
 using rules::until;
 using BottomUp = DefaultCmaRules::BottomUp;
 
-constexpr std::array<DefaultCmaRules, 4> rows{{
+constexpr std::array<DefaultCmaRules, 4> default_cma_rows{{
     {until(5, 10), false, BottomUp::never, false, false,
      "mm/cma.c cma_declare_contiguous_nid(), kernel/dma/contiguous.c dma_contiguous_reserve() "
      "(read in 5.10.223: no bottom-up try)"},
@@ -72,8 +72,8 @@ const std::vector<DefaultCmaLimitRow>& limit_rows() {
     return out;
 }
 
-constexpr std::uint64_t four_gib = std::uint64_t{1} << 32;
-constexpr std::uint64_t u32_max = four_gib - 1;
+constexpr std::uint64_t dma32_end = std::uint64_t{1} << 32;
+constexpr std::uint64_t u32_max = dma32_end - 1;
 
 std::string hex(std::uint64_t v) {
     return fmt::format("{:#x}", v);
@@ -93,12 +93,13 @@ std::uint64_t max_zone_phys_bits(unsigned bits, const DefaultCmaBoard& b) {
 } // namespace
 
 const DefaultCmaRules& default_cma_rules(const KernelVersion& version) {
-    if (const auto* row = rules::find(std::span<const DefaultCmaRules>(rows), version)) return *row;
-    return rows.back();
+    if (const auto* row = rules::find(std::span<const DefaultCmaRules>(default_cma_rows), version))
+        return *row;
+    return default_cma_rows.back();
 }
 
 std::span<const DefaultCmaRules> default_cma_rows() {
-    return rows;
+    return default_cma_rows;
 }
 
 std::span<const DefaultCmaLimitRow> default_cma_limit_rows() {
@@ -168,12 +169,12 @@ DefaultCmaLimit default_cma_limit(const Model& m, const DefaultCmaBoard& b) {
     case DefaultCmaLimitRule::arm_dma_limit:
         // With ZONE_DMA and no machine dma_zone_size (every DT machine): 0xffffffff; without
         // it mm.h's ~0 of phys_addr_t. Either way 4 GiB for a 32-bit phys_addr_t.
-        out.limit = zone_dma || !m.phys_addr_64bit ? four_gib : 0;
+        out.limit = zone_dma || !m.phys_addr_64bit ? dma32_end : 0;
         out.words = out.limit ? "arm_dma_limit = 0xffffffff: below 4 GiB"
                               : "arm_dma_limit = ~0 (LPAE without ZONE_DMA): the end of RAM";
         return out;
     case DefaultCmaLimitRule::riscv_dma32:
-        out.limit = m.phys_addr_64bit ? std::min(four_gib, b.ram_end) : b.ram_end;
+        out.limit = m.phys_addr_64bit ? std::min(dma32_end, b.ram_end) : b.ram_end;
         out.words =
             fmt::format("dma32_phys_limit = min(4 GiB, end of lowmem) = {}", hex(out.limit));
         return out;
