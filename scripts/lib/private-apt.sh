@@ -42,10 +42,19 @@ private_apt_update() {
     if [[ -f $stamp && -z $(find "$stamp" -mmin +1440) ]]; then
         return 0
     fi
-    local opts
+    local opts attempt
     mapfile -t opts < <(private_apt_opts)
-    apt-get "${opts[@]}" -qq update >&2
-    touch "$stamp"
+    # A mirror caught mid-sync fails an index ("Hash Sum mismatch"): try again, and never mark
+    # lists fresh that are not all there.
+    for attempt in 1 2 3; do
+        if apt-get "${opts[@]}" -qq update >&2; then
+            touch "$stamp"
+            return 0
+        fi
+        echo "private-apt: apt-get update failed (attempt $attempt of 3)" >&2
+        sleep $((attempt * 10))
+    done
+    return 1
 }
 
 private_apt_policy() {
@@ -60,8 +69,16 @@ private_apt_candidate() {
 }
 
 private_apt_download() {
-    local opts
+    local opts p
     mapfile -t opts < <(private_apt_opts)
+    # A package the lists do not know: refresh them once (they may be a day old, or partial).
+    for p in "$@"; do
+        if [[ -z $(private_apt_candidate "${p%%[=:]*}") ]]; then
+            rm -f "$CMALIGN_APT/lists/.updated"
+            private_apt_update || return 1
+            break
+        fi
+    done
     (cd "$CMALIGN_APT/archives" && apt-get "${opts[@]}" -qq download "$@" >&2)
     local p
     for p in "$@"; do
