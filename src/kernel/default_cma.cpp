@@ -19,7 +19,7 @@ using rules::since;
 using rules::until;
 using BottomUp = DefaultCmaRules::BottomUp;
 
-constexpr std::array<DefaultCmaRules, 4> default_cma_rows{{
+constexpr std::array<DefaultCmaRules, 4> default_cma_table{{
     {until(5, 10), false, BottomUp::never, false, false,
      "mm/cma.c cma_declare_contiguous_nid(), kernel/dma/contiguous.c dma_contiguous_reserve() "
      "(read in 5.10.223: no bottom-up try)"},
@@ -93,13 +93,13 @@ std::uint64_t max_zone_phys_bits(unsigned bits, const DefaultCmaBoard& b) {
 } // namespace
 
 const DefaultCmaRules& default_cma_rules(const KernelVersion& version) {
-    if (const auto* row = rules::find(std::span<const DefaultCmaRules>(default_cma_rows), version))
+    if (const auto* row = rules::find(std::span<const DefaultCmaRules>(default_cma_table), version))
         return *row;
-    return default_cma_rows.back();
+    return default_cma_table.back();
 }
 
 std::span<const DefaultCmaRules> default_cma_rows() {
-    return default_cma_rows;
+    return default_cma_table;
 }
 
 std::span<const DefaultCmaLimitRow> default_cma_limit_rows() {
