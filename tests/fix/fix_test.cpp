@@ -76,7 +76,8 @@ TEST_CASE("rewrite_literal keeps the number's style") {
 }
 
 TEST_CASE("the upstream example: 4 MiB becomes 32 MiB on 16K pages, every other byte identical") {
-    std::string seed = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
+    std::string seed =
+        std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
     if (!cmalign::test::have_material(seed)) return;
     TempDir dir("seed");
     std::string path = dir / "seed-example.dts";
@@ -472,7 +473,8 @@ TEST_CASE("dynamic pools: a small `alignment` property is left alone") {
 }
 
 TEST_CASE("DTB in, DTB out through libfdt") {
-    std::string seed = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
+    std::string seed =
+        std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
     if (!cmalign::test::have_material(seed) || !cmalign::test::have_program("dtc")) return;
     TempDir dir("dtb");
     REQUIRE(run_shell("dtc -q -I dts -O dtb -o " + (dir / "b.dtb") + " " + seed).exit_code == 0);

@@ -131,7 +131,8 @@ TEST_CASE("before 6.16 only the page size helps a 16K kernel, and suggest says s
 }
 
 TEST_CASE("suggest CLI: files, --target-alignment, already valid, nothing helps") {
-    std::string seed = std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
+    std::string seed =
+        std::string(CMALIGN_SOURCE_DIR) + "/examples/boards/upstream-commit-example.dts";
     if (cmalign::test::have_material(seed)) {
         auto r = run_cli("suggest " + seed + " -c " + config_16k() +
                          " --kernel-version 6.16 --format json");

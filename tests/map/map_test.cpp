@@ -183,7 +183,8 @@ TEST_CASE("a sparse board: broken axis for the hole, small entries stay visible"
     const auto* mr = find(l, "/memreserve/ 1");
     REQUIRE(mr);
     CHECK(l.y(0x40002000) - l.y(0x40001000) >= 1.0);
-    CHECK(l.y(0x880000000) - l.y(0x80000000) <= 2.0 + 1e-9); // the sum of heights, in floating point
+    CHECK(l.y(0x880000000) - l.y(0x80000000) <=
+          2.0 + 1e-9); // the sum of heights, in floating point
     // Overlapping reservations stand in different lanes.
     const auto* big = find(l, "big@880000000");
     const auto* other = find(l, "other@882000000");

@@ -69,7 +69,7 @@ struct Explanation {
     // check's findings that concern no /reserved-memory node (the command line, /memory, …).
     std::vector<Diagnostic> board_findings;
     std::optional<DefaultAreaExplanation> default_area; // with CONFIG_DMA_CMA
-    std::vector<Diagnostic> errors; // unreadable log or board, configuration
+    std::vector<Diagnostic> errors;                     // unreadable log or board, configuration
     std::vector<std::string> notes;
 };
 
