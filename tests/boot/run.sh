@@ -63,7 +63,7 @@ t = s["totals"]
 assert t["boots"] == 4 and t["boot_failures"] == 0, t
 assert t["nodes"] > 0 and t["disagree"] == 0 and t["agree"] == t["nodes"], s["disagreements"]
 assert t["explain_mismatch"] == 0, t
-assert t["fixed_lost_unflagged"] == 0 and t["fixed_crashes"] == 0, t
+assert t["fixed_lost_unflagged"] == 0 and t["fixed_crashes_unflagged"] == 0, t
 print("boot-truth: %d boots, %d nodes, all agree; fix's output: %d boots, %d pools, none lost unflagged"
       % (t["boots"], t["nodes"], t["fixed_boots"], t["fixed_pools"]))
 PY
