@@ -44,16 +44,23 @@ private_apt_update() {
     fi
     local opts attempt
     mapfile -t opts < <(private_apt_opts)
-    # A mirror caught mid-sync fails an index ("Hash Sum mismatch"): try again, and never mark
-    # lists fresh that are not all there.
+    # A mirror caught mid-sync fails an index ("Hash Sum mismatch", "unexpected size"): try
+    # again, and never mark lists fresh that are not all there. When an index still fails, apt
+    # has kept the others (and the old copy of that one): go on with them, as apt does; a
+    # package they lack fails its download by name.
     for attempt in 1 2 3; do
         if apt-get "${opts[@]}" -qq update >&2; then
             touch "$stamp"
             return 0
         fi
         echo "private-apt: apt-get update failed (attempt $attempt of 3)" >&2
-        sleep $((attempt * 10))
+        ((attempt == 3)) || sleep $((attempt * 10))
     done
+    if compgen -G "$CMALIGN_APT/lists/*_Packages*" >/dev/null; then
+        echo "private-apt: warning: some package lists could not be fetched; going on with the" \
+            "lists that were" >&2
+        return 0
+    fi
     return 1
 }
 
@@ -79,8 +86,10 @@ private_apt_download() {
             break
         fi
     done
-    (cd "$CMALIGN_APT/archives" && apt-get "${opts[@]}" -qq download "$@" >&2)
-    local p
+    (cd "$CMALIGN_APT/archives" && apt-get "${opts[@]}" -qq download "$@" >&2) || {
+        echo "private-apt: could not download: $*" >&2
+        return 1
+    }
     for p in "$@"; do
         local name=${p%%[=:]*} version=${p#*=}
         [[ $version == "$p" ]] && version=$(private_apt_candidate "$name")
