@@ -27,10 +27,12 @@ private_apt_setup() {
     mkdir -p "$CMALIGN_APT/lists/partial" "$CMALIGN_APT/archives/partial" "$CMALIGN_APT/empty.d"
     : >"$CMALIGN_APT/preferences"
     local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    # bookworm-security holds Debian 12's current linux-source-6.1/6.12 (all) and its arm64
+    # images; apt takes a suite's lists all or none, so no index of it is read that nothing needs.
     cat >"$CMALIGN_APT/sources.list.new" <<SOURCES
 deb [arch=$CMALIGN_APT_ARCHES signed-by=$keyring] http://deb.debian.org/debian bullseye main
 deb [arch=$CMALIGN_APT_ARCHES signed-by=$keyring] http://deb.debian.org/debian bookworm main
-deb [arch=$CMALIGN_APT_ARCHES signed-by=$keyring] http://deb.debian.org/debian-security bookworm-security main
+deb [arch=amd64,arm64 signed-by=$keyring] http://deb.debian.org/debian-security bookworm-security main
 deb [arch=$CMALIGN_APT_ARCHES signed-by=$keyring] http://deb.debian.org/debian sid main
 SOURCES
     mv "$CMALIGN_APT/sources.list.new" "$CMALIGN_APT/sources.list"
