@@ -79,7 +79,9 @@ IntervalSet taken_at_default_area(const Context& ctx, const std::vector<const Re
         return !r.no_map && !declined_enodev;
     };
     for (const auto& r : rs.regions) {
-        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || freed(r)) continue;
+        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || freed(r) ||
+            skipped_for_cmdline_cma(ctx, r))
+            continue;
         for (std::size_t i = 0; i < r.reg.size(); ++i) {
             if (i > 0 && r.extra_tuples_unreserved) break;
             taken.add(Interval::of(r.reg[i].base, r.reg[i].size));

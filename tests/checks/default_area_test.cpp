@@ -181,3 +181,101 @@ TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the t
     REQUIRE(r4.default_area);
     CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
 }
+
+namespace {
+
+std::vector<Diagnostic> findings_of(const checks::Result& r, const std::string& check) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : r.diagnostics)
+        if (d.check == check) out.push_back(d);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("default CMA area: a linux,cma-default pool cma= overrides takes no room from 6.19") {
+    // 2 GiB asked for in 1 GiB of RAM. 6.12.117 allocates the node before rmem_cma_setup()
+    // bypasses it, so the allocation fails first; 6.19 (__reserved_mem_alloc_size() asks
+    // cma_skip_dt_default_reserved_mem()) and 7.2.13 (rmem_cma_validate(): -EBUSY) skip the node
+    // before memblock is asked, so it cannot lack room.
+    auto pool = cma_pool("linux,cma", 2048 * mib);
+    pool.properties.push_back(flag("linux,cma-default"));
+    checks::Options o;
+    o.bootargs = "cma=16M";
+    auto m612 = with_default_area(arm64_612(4096), 64);
+    CHECK(findings_of(checks::run(board({pool}), m612, o), "dynamic-no-room").size() == 1);
+    for (const char* version : {"6.19.1", "7.2.13"}) {
+        CAPTURE(version);
+        auto m = m612;
+        m.version = *KernelVersion::parse(version);
+        auto r = checks::run(board({pool}), m, o);
+        CHECK(findings_of(r, "dynamic-no-room").empty());
+        REQUIRE(r.default_area);
+        CHECK(r.default_area->outcome == Outcome::created);
+        CHECK(r.default_area->size == 16 * mib);
+        // Without cma= the same node is allocated and fails for want of room.
+        CHECK(findings_of(checks::run(board({pool}), m, {}), "dynamic-no-room").size() == 1);
+    }
+}
+
+TEST_CASE("default CMA area: a static linux,cma-default pool cma= overrides leaves its memory") {
+    // 7.2.13: the pool over the top 512 MiB is never reserved, so cma=512M fits at the top; on
+    // 6.12.117 rmem_cma_setup() bypasses it after it was reserved and frees it again (the same
+    // room), and with no-map on 7.2.13 __rmem_cma_verify_node() returns -ENODEV first: the
+    // region stays reserved no-map and the area has no room.
+    auto pool = cma_static("linux,cma@60000000", 0x60000000, 512 * mib);
+    pool.properties.push_back(flag("linux,cma-default"));
+    checks::Options o;
+    o.bootargs = "cma=512M";
+    auto m = with_default_area(arm64_612(4096), 64);
+    m.version = *KernelVersion::parse("7.2.13");
+    auto r = checks::run(board({pool}), m, o);
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::created);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x60000000));
+    auto no_map_pool = pool;
+    no_map_pool.properties.push_back(flag("no-map"));
+    auto r2 = checks::run(board({no_map_pool}), m, o);
+    REQUIRE(r2.default_area);
+    CHECK(r2.default_area->outcome == Outcome::failed);
+}
+
+TEST_CASE("default CMA area: CONFIG_CMA_SIZE_SEL_* from memblock_phys_mem_size()") {
+    // kernel/dma/contiguous.c (5.10.223 to 7.2.13) cma_early_percent_memory():
+    // (PHYS_PFN(memblock_phys_mem_size()) * CONFIG_CMA_SIZE_PERCENTAGE / 100) << PAGE_SHIFT, and
+    // dma_contiguous_reserve() takes it alone (SEL_PERCENTAGE) or min()/max() with size_bytes.
+    // Two banks of 1 GiB and 512 MiB: 393216 pages of 4 KiB, 10 % = 39321 pages.
+    auto t = board({});
+    t.root.children.push_back(
+        node("memory@c0000000",
+             {str("device_type", {"memory"}), cells("reg", {0, 0xc0000000, 0, 0x20000000})}));
+    using Selection = kernel::DefaultCmaConfig::Selection;
+    const std::uint64_t ten_percent = std::uint64_t{39321} * 4096; // 153.6 MiB
+    struct Case {
+        Selection selection;
+        std::uint64_t mbytes;
+        std::uint64_t requested;
+    };
+    for (const auto& c :
+         {Case{Selection::percentage, 0, ten_percent}, Case{Selection::min, 64, 64 * mib},
+          Case{Selection::min, 256, ten_percent}, Case{Selection::max, 64, ten_percent},
+          Case{Selection::max, 256, 256 * mib}}) {
+        auto m = with_default_area(arm64_612(4096), c.mbytes);
+        m.default_cma->selection = c.selection;
+        m.default_cma->percentage = 10;
+        auto r = checks::run(t, m, {});
+        REQUIRE(r.default_area);
+        CAPTURE(c.mbytes);
+        CHECK(r.default_area->requested == c.requested);
+        // Rounded up to the 2 MiB CMA alignment of 4K pages: 153.6 MiB becomes 154 MiB.
+        CHECK(r.default_area->size == (c.requested + 2 * mib - 1) / (2 * mib) * (2 * mib));
+    }
+    // 16K pages: 98304 pages, 10 % = 9830 pages of 16 KiB, then 32 MiB alignment: 160 MiB.
+    auto m16 = with_default_area(arm64_612(16384), 0);
+    m16.default_cma->selection = Selection::percentage;
+    m16.default_cma->percentage = 10;
+    auto r16 = checks::run(t, m16, {});
+    REQUIRE(r16.default_area);
+    CHECK(r16.default_area->requested == std::uint64_t{9830} * 16384);
+    CHECK(r16.default_area->size == 160 * mib);
+}
