@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"
+#include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
@@ -254,6 +255,11 @@ std::optional<std::uint64_t> highmem_start(const Model& m, const DefaultCmaBoard
     constexpr std::uint64_t lowmem = std::uint64_t{768} << 20;
     if (b.ram_end - b.ram_start <= lowmem) return std::nullopt;
     return b.ram_start + lowmem;
+}
+
+bool default_cma_before_static_setup(const Model& m) {
+    return (m.arch == Arch::arm || m.arch == Arch::riscv) &&
+           reserved_mem_rules(m.version).restructured;
 }
 
 std::string default_cma_reserved_line(const Model& m, std::uint64_t size, std::uint64_t base) {

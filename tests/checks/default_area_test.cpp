@@ -279,3 +279,42 @@ TEST_CASE("default CMA area: CONFIG_CMA_SIZE_SEL_* from memblock_phys_mem_size()
     CHECK(r16.default_area->requested == std::uint64_t{9830} * 16384);
     CHECK(r16.default_area->size == 160 * mib);
 }
+
+TEST_CASE("default CMA area: on arm and riscv from 6.12 it takes a slot before the static pools") {
+    // Three slots; two dynamic pools, then (arm, 7.2.13) the default area in arm_memblock_init(),
+    // then the static pools from unflatten_device_tree(): both static pools find no slot. arm64
+    // sets the area up last: the first static pool takes the third slot, the area finds none.
+    std::vector<dt::Node> pools{cma_pool("dyn0", 4 * mib), cma_pool("dyn1", 4 * mib),
+                                cma_static("fixed@60000000", 0x60000000, 4 * mib),
+                                cma_static("fixed@64000000", 0x64000000, 4 * mib)};
+    auto slotless = [](const checks::Result& r) {
+        std::vector<std::string> out;
+        for (const auto& d : r.diagnostics)
+            if (d.check == "cma-areas" && d.severity == Severity::error) out.push_back(d.node);
+        return out;
+    };
+    auto arm64 = with_default_area(arm64_612(4096), 16);
+    arm64.version = *KernelVersion::parse("7.2.13");
+    arm64.cma_areas = 3;
+    auto r64 = checks::run(board(pools), arm64, {});
+    REQUIRE(r64.default_area);
+    CHECK(r64.default_area->outcome == Outcome::failed);
+    CHECK(slotless(r64) == std::vector<std::string>{"/reserved-memory/fixed@64000000"});
+    auto arm = arm64;
+    arm.arch = kernel::Arch::arm;
+    arm.phys_addr_64bit = false;
+    arm.cma_min_alignment_bytes = 4 * mib; // PAGE_SIZE << MAX_PAGE_ORDER 10
+    auto r = checks::run(board(pools), arm, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::created);
+    CHECK(slotless(r) == std::vector<std::string>{"/reserved-memory/fixed@60000000",
+                                                  "/reserved-memory/fixed@64000000"});
+    const auto e = findings_of(r, "cma-areas");
+    REQUIRE_FALSE(e.empty());
+    CHECK(contains(e[0].message, "4 CMA pools and the default CMA area"));
+    // 6.1.192 set every node up in early_init_fdt_scan_reserved_mem(), before the area.
+    arm.version = *KernelVersion::parse("6.1.192");
+    auto old = checks::run(board(pools), arm, {});
+    CHECK(old.default_area->outcome == Outcome::failed);
+    CHECK(slotless(old) == std::vector<std::string>{"/reserved-memory/fixed@64000000"});
+}
