@@ -299,9 +299,12 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
             !ram.covers(Interval::of(*r.base, *r.size))) {
             // Past the end of RAM (crossing it or wholly beyond) there is no memory map for the
-            // pages: booted on the suite's kernels, every such board died before the root mount
-            // (an oops in cma_init_reserved_areas(), "Bad page state" floods). In a hole between
-            // banks the section's memory map may exist: the area is only not activated.
+            // pages: booted on the suite's kernels from 6.1, every such board died before the
+            // root mount (an oops in cma_init_reserved_areas(), "Bad page state" floods); 5.10
+            // oopsed with the pool 64 MiB past the end and reached the root mount after 60
+            // "BUG: Bad page state" with it crossing the end or right after it (the page
+            // allocator was given pages it has not got). In a hole between banks the section's
+            // memory map may exist: the area is only not activated.
             const bool beyond_end = Interval::of(*r.base, *r.size).end > ram.top();
             out.add(beyond_end ? Severity::error : Severity::warning,
                     r.base_ref ? r.base_ref->where : r.where, r.path,
@@ -310,7 +313,8 @@ void check_outside_memory(const Context& ctx, Findings& out) {
                                       "cma_activate_area() walks pages that have no memory map, "
                                       "and the boot dies (booted: an oops in "
                                       "cma_init_reserved_areas() or \"BUG: Bad page state\", "
-                                      "then \"Attempted to kill init!\"), unless the bootloader "
+                                      "then \"Attempted to kill init!\"; 5.10 may instead go on "
+                                      "with the page allocator corrupted), unless the bootloader "
                                       "adds more /memory",
                                       r.name, hex(*r.base), hex(*r.size),
                                       *r.base >= ram.top() ? "lies beyond" : "crosses",
