@@ -102,13 +102,17 @@ bool is_dynamic_node(const Region& r) {
 }
 
 // What memblock holds before the first dynamic node: the early reservations, /memreserve/ and
-// every static node (all its reg tuples, unless the kernel reserves only the first).
+// every static node (all its reg tuples, unless the kernel reserves only the first). From the
+// v6.13 restructure (6.12.y) early_init_fdt_scan_reserved_mem() (drivers/of/fdt.c, read in
+// 6.12.117 and 7.2.13) reserves the /memreserve/ entries after fdt_scan_reserved_mem() has
+// placed the dynamic nodes; 5.10.223 and 6.1.192 reserve them first.
 IntervalSet taken_before_dynamic(const Context& ctx, bool with_assumed) {
     IntervalSet taken;
     for (const auto& e : ctx.early)
-        if (with_assumed || !e.assumed) taken.add(e.span);
-    for (const auto& m : ctx.reservations.memreserve)
-        taken.add(Interval::of(m.address, m.size));
+        if ((with_assumed || !e.assumed) && !e.after_dynamic_nodes) taken.add(e.span);
+    if (!kernel::reserved_mem_rules(ctx.model.version).restructured)
+        for (const auto& m : ctx.reservations.memreserve)
+            taken.add(Interval::of(m.address, m.size));
     for (const auto& r : ctx.reservations.regions) {
         if (r.disabled || !r.accepted_by_parser || r.reg.empty() || skipped_for_cmdline_cma(ctx, r))
             continue;
