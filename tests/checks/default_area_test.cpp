@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/core/interval.hpp"
 #include "support/dt_builder.hpp"
 #include "support/models.hpp"
 
@@ -180,6 +182,11 @@ TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the t
     auto r4 = checks::run(board({}), m4, {});
     REQUIRE(r4.default_area);
     CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
+    // 7.2.13 calls sparse_init() from free_area_init(), after the area: only the 5 MiB of tables.
+    m4.version = *KernelVersion::parse("7.2.13");
+    auto r72 = checks::run(board({}), m4, {});
+    REQUIRE(r72.default_area);
+    CHECK(r72.default_area->base == std::optional<std::uint64_t>(0x7ba00000));
 }
 
 namespace {
@@ -317,4 +324,37 @@ TEST_CASE("default CMA area: on arm and riscv from 6.12 it takes a slot before t
     auto old = checks::run(board(pools), arm, {});
     CHECK(old.default_area->outcome == Outcome::failed);
     CHECK(slotless(old) == std::vector<std::string>{"/reserved-memory/fixed@64000000"});
+}
+
+TEST_CASE("default CMA area: what is reserved after the dynamic nodes still holds its room") {
+    // A 4 MiB dynamic pool, then the 16 MiB area (2 MiB CMA alignment), both top-down from the
+    // end of RAM at 0x80000000.
+    auto m = with_default_area(arm64_612(4096), 16);
+    // /memreserve/ over the top 4 MiB: 6.12.117's early_init_fdt_scan_reserved_mem() reserves it
+    // after fdt_scan_reserved_mem() placed the pool (which then lies over it); 6.1.192 before.
+    auto t = board({cma_pool("pool", 4 * mib)});
+    t.memreserve.push_back({0x7fc00000, 4 * mib, {}});
+    auto r612 = checks::run(t, m, {});
+    REQUIRE(r612.default_area);
+    CHECK(r612.default_area->base == std::optional<std::uint64_t>(0x7ec00000));
+    auto m61 = m;
+    m61.version = *KernelVersion::parse("6.1.192");
+    auto r61 = checks::run(t, m61, {});
+    REQUIRE(r61.default_area);
+    CHECK(r61.default_area->base == std::optional<std::uint64_t>(0x7e800000));
+    // riscv reserves the DTB after the scan (setup_bootmem()): booted on 7.2.13, a dynamic pool
+    // went over QEMU's DTB in the top 2 MiB and the area below both.
+    auto rv = m;
+    rv.arch = kernel::Arch::riscv;
+    rv.version = *KernelVersion::parse("7.2.13");
+    checks::Options o;
+    o.early_reservations = std::vector<checks::EarlyReservation>{
+        {Interval::of(0x7fe00000, 0x10000), "the DTB", false, "", true}};
+    auto r = checks::run(board({cma_pool("pool", 4 * mib)}), rv, o);
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x7ec00000));
+    o.early_reservations->front().after_dynamic_nodes = false; // as arm64 and arm reserve it
+    auto before = checks::run(board({cma_pool("pool", 4 * mib)}), rv, o);
+    REQUIRE(before.default_area);
+    CHECK(before.default_area->base == std::optional<std::uint64_t>(0x7ea00000));
 }
