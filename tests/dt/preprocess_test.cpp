@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <thread>
+#include <unistd.h>
 
 #include "cmalign/internal/dt/preprocess.hpp"
 

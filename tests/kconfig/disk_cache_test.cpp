@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "cmalign/kconfig/kconfig_tree.hpp"
 #include "support/kconfig_mini_tree.hpp"
