@@ -140,7 +140,7 @@ struct ProbeAnswer {
 
 // What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
 const ProbeAnswer probe_table[] = {
-#include "kconfig/probe_table.inc"
+#include "kconfig/probe_table.inc" // IWYU pragma: keep (the table itself, not declarations)
 };
 
 } // namespace
