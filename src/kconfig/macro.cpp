@@ -5,13 +5,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <glob.h>
 #include <optional>
 #include <sstream>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include <fmt/format.h>
 
