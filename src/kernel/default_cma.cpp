@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
 
 namespace cmalign::kernel {
