@@ -301,7 +301,11 @@ booted_early_reservations(const boot::Graft& graft, std::uint64_t dtb_size,
                        "the kernel image", false});
         break;
     }
-    out.push_back({Interval::of(board(graft.dtb_address), dtb_size), "the DTB", false});
+    // arm64 (setup_machine_fdt()) and arm (setup_arch()) reserve the DTB before the
+    // reserved-memory scan, riscv after it (arch/riscv/mm/init.c setup_bootmem(), 5.10.223 to
+    // 7.2.13): its dynamic nodes may lie over the DTB (booted on 7.2 riscv64).
+    out.push_back({Interval::of(board(graft.dtb_address), dtb_size), "the DTB", false, "",
+                   image.arch == kernel::Arch::riscv});
     return out;
 }
 
@@ -436,6 +440,11 @@ BootCheckOutcome run_boot_check(const BootCheckRequest& request) {
     }
     for (const auto& n : explained.nodes)
         out.reservations.push_back(compare_node(n, reservations));
+    // The kernel prints the default area's base in QEMU's addresses; check places it in the
+    // board's (riscv64: RAM moved up by 1 GiB).
+    if (auto& area = explained.default_area; area && area->kernel_base)
+        area->kernel_base = static_cast<std::uint64_t>(
+            static_cast<std::int64_t>(*area->kernel_base) - graft->shift);
     out.explained = std::move(explained);
     return out;
 }

@@ -195,8 +195,18 @@ public:
     void run(std::vector<bootlog::Message>& unexplained) {
         auto orphans = std::move(matching_.orphans);
         matching_.orphans.clear();
-        for (auto& line : orphans)
-            if (!place(line)) unexplained.push_back(std::move(line));
+        for (auto& line : orphans) {
+            if (place(line)) continue;
+            // cma_declare_contiguous_nid()'s failure of the default CMA area (mm/cma.c): the
+            // default area's explanation reads it with the other lines about no node.
+            if (line.event == bootlog::Event::cmdline_failed && result_.default_area)
+                matching_.other.push_back(std::move(line));
+            else
+                unexplained.push_back(std::move(line));
+        }
+        std::stable_sort(
+            matching_.other.begin(), matching_.other.end(),
+            [](const auto& a, const auto& b) { return a.line_number < b.line_number; });
     }
 
 private:
@@ -490,8 +500,18 @@ ExplainOutcome run_explain(const ExplainRequest& request) {
     }
     out.unmatched = std::move(matching.unmatched);
     out.other = std::move(matching.other);
-    if (result.default_area)
-        out.default_area = report::explain_default_area(*result.default_area, out.other);
+    if (result.default_area) {
+        // The default area's "cma: Failed to reserve" also when it was tied to the node that
+        // holds the fixed area of cma= (the node's outcome is another matter).
+        std::vector<bootlog::Message> area_lines = out.other;
+        for (const auto& n : out.nodes)
+            for (const auto& m : n.log)
+                if (m.event == bootlog::Event::cmdline_failed) area_lines.push_back(m);
+        std::stable_sort(area_lines.begin(), area_lines.end(), [](const auto& a, const auto& b) {
+            return a.line_number < b.line_number;
+        });
+        out.default_area = report::explain_default_area(*result.default_area, area_lines);
+    }
 
     explain_in_words(check, out);
     if (!out.board_findings.empty())

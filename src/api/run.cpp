@@ -121,6 +121,8 @@ std::vector<std::string> check_json_pieces(const CheckOutcome& outcome, bool aff
     // is not UTF-8) throws the same error at the same place.
     std::string out = "{\n  \"alignment\": ";
     report::pretty_json_to(out, kernel::to_json(*outcome.model), 2);
+    out += ",\n  \"default_cma_areas\": ";
+    report::pretty_json_to(out, report::default_cma_areas_json(outcome.results), 2);
     out += ",\n  \"diagnostics\": ";
     report::pretty_json_to(out, report::diagnostics_json(all), 2);
     out += ",\n  \"regions\": ";

@@ -112,8 +112,18 @@ public:
     }
 
     Matching run(const std::vector<Message>& messages) {
-        for (const auto& m : messages)
-            take(m);
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            // rmem_cma_setup() follows a refused slot with "Reserved memory: unable to setup CMA
+            // region" at once (kernel/dma/contiguous.c 5.10.223, 6.1.192, 6.12.117, 7.2.13); a
+            // "Not enough slots" line without it is cma_declare_contiguous_nid()'s for the
+            // default CMA area (mm/cma.c), which no node's init line follows.
+            if (messages[i].event == Event::not_enough_slots &&
+                (i + 1 == messages.size() || messages[i + 1].event != Event::unable_to_setup)) {
+                out_.other.push_back(messages[i]);
+                continue;
+            }
+            take(messages[i]);
+        }
         place_pending_by_base();
         for (auto& n : out_.nodes)
             std::stable_sort(n.lines.begin(), n.lines.end(), [](const auto& a, const auto& b) {

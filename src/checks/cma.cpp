@@ -8,6 +8,7 @@
 
 #include "cmalign/core/interval.hpp"
 #include "cmalign/internal/core/amount.hpp"
+#include "cmalign/internal/kernel/default_cma.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "internal.hpp"
 
@@ -253,12 +254,24 @@ bool rejected_before_slot(const Context& ctx, const Region& r) {
 }
 
 // The pools that ask for a MAX_CMA_AREAS slot when none is left.
-std::vector<const Region*> slotless_pools(const Context& ctx, std::size_t* asking = nullptr) {
+// On arm and riscv from 6.12 a default CMA area the kernel creates takes its slot between the
+// dynamic pools and the static ones (kernel::default_cma_before_static_setup()).
+std::vector<const Region*> slotless_pools(const Context& ctx, std::size_t* asking = nullptr,
+                                          bool* area_slot = nullptr) {
     std::vector<const Region*> out;
     std::size_t slots = 0;
     const auto limit = static_cast<std::size_t>(std::max(ctx.model.cma_areas, 0));
+    bool area_counted = !kernel::default_cma_before_static_setup(ctx.model);
     for (const Region* r : cma_setup_order(ctx)) {
         if (rejected_before_slot(ctx, *r)) continue;
+        if (!area_counted && !r->dynamic) {
+            area_counted = true;
+            const auto area = default_area(ctx);
+            if (area && area->outcome == DefaultArea::Outcome::created) {
+                ++slots;
+                if (area_slot) *area_slot = true;
+            }
+        }
         if (++slots > limit && limit > 0) out.push_back(r);
     }
     if (asking) *asking = slots;
@@ -269,17 +282,25 @@ void check_cma_areas(const Context& ctx, Findings& out) {
     int limit = ctx.model.cma_areas;
     if (limit <= 0) return;
     std::size_t asking = 0;
-    const auto slotless = slotless_pools(ctx, &asking);
+    bool area_slot = false;
+    const auto slotless = slotless_pools(ctx, &asking, &area_slot);
     for (const Region* r : slotless)
         out.add(Severity::error, r->where, r->path,
-                fmt::format("{} CMA pools ask for a slot but MAX_CMA_AREAS is {} on {}: for {} the "
-                            "kernel prints \"cma: Not enough slots for CMA reserved regions!\" and "
+                fmt::format("{} ask for a slot but MAX_CMA_AREAS is {} on {}: for {} the kernel "
+                            "prints \"cma: Not enough slots for CMA reserved regions!\" and "
                             "\"Reserved memory: unable to setup CMA region\", then frees it",
-                            asking, limit, kernel_name(ctx.model), r->name));
+                            area_slot ? fmt::format("{} CMA pools and the default CMA area (set "
+                                                    "up before the static pools)",
+                                                    asking - 1)
+                                      : fmt::format("{} CMA pools", asking),
+                            limit, kernel_name(ctx.model), r->name));
+    // The pools set up before the default area: all, or on arm and riscv from 6.12 the dynamic
+    // ones only.
+    const bool before_static = kernel::default_cma_before_static_setup(ctx.model);
     const auto pools = cma_setup_order(ctx);
     std::vector<const Region*> holders;
     for (const Region* r : pools)
-        if (!rejected_before_slot(ctx, *r)) holders.push_back(r);
+        if (!rejected_before_slot(ctx, *r) && (!before_static || r->dynamic)) holders.push_back(r);
     bool has_default =
         std::any_of(holders.begin(), holders.end(), [](const Region* r) { return r->cma_default; });
     // Booted: with the slots full the kernel prints "cma: Not enough slots for CMA reserved

@@ -49,11 +49,13 @@ namespace {
 constexpr std::uint64_t four_gib = std::uint64_t{1} << 32;
 
 // The CMA pools that get a MAX_CMA_AREAS slot, in the order rmem_cma_setup() sees them.
+// On arm and riscv from 6.12 only the dynamic ones: the static ones are set up after the area.
 std::vector<const Region*> slot_holders(const Context& ctx) {
     std::vector<const Region*> out;
     const auto limit = static_cast<std::size_t>(std::max(ctx.model.cma_areas, 0));
+    const bool before_static = kernel::default_cma_before_static_setup(ctx.model);
     for (const Region* r : entries::cma_setup_order(ctx)) {
-        if (entries::rejected_before_slot(ctx, *r)) continue;
+        if (entries::rejected_before_slot(ctx, *r) || (before_static && !r->dynamic)) continue;
         if (limit > 0 && out.size() == limit) break;
         out.push_back(r);
     }
@@ -71,15 +73,20 @@ IntervalSet taken_at_default_area(const Context& ctx, const std::vector<const Re
         taken.add(e.span);
     for (const auto& m : rs.memreserve)
         taken.add(Interval::of(m.address, m.size));
+    // A static pool set up after the area (arm, riscv from 6.12) is still reserved when the
+    // area is placed, whatever its fate.
+    const bool before_static = kernel::default_cma_before_static_setup(ctx.model);
     auto freed = [&](const Region& r) {
-        if (r.kind != Kind::cma) return false;
+        if (r.kind != Kind::cma || before_static) return false;
         if (std::find(holders.begin(), holders.end(), &r) != holders.end()) return false;
         const bool declined_enodev =
             rules.declined_is_enodev && (r.no_map || (r.cma_default && rs.cma_cmdline));
         return !r.no_map && !declined_enodev;
     };
     for (const auto& r : rs.regions) {
-        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || freed(r)) continue;
+        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || freed(r) ||
+            skipped_for_cmdline_cma(ctx, r))
+            continue;
         for (std::size_t i = 0; i < r.reg.size(); ++i) {
             if (i > 0 && r.extra_tuples_unreserved) break;
             taken.add(Interval::of(r.reg[i].base, r.reg[i].size));

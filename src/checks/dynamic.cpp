@@ -102,15 +102,20 @@ bool is_dynamic_node(const Region& r) {
 }
 
 // What memblock holds before the first dynamic node: the early reservations, /memreserve/ and
-// every static node (all its reg tuples, unless the kernel reserves only the first).
+// every static node (all its reg tuples, unless the kernel reserves only the first). From the
+// v6.13 restructure (6.12.y) early_init_fdt_scan_reserved_mem() (drivers/of/fdt.c, read in
+// 6.12.117 and 7.2.13) reserves the /memreserve/ entries after fdt_scan_reserved_mem() has
+// placed the dynamic nodes; 5.10.223 and 6.1.192 reserve them first.
 IntervalSet taken_before_dynamic(const Context& ctx, bool with_assumed) {
     IntervalSet taken;
     for (const auto& e : ctx.early)
-        if (with_assumed || !e.assumed) taken.add(e.span);
-    for (const auto& m : ctx.reservations.memreserve)
-        taken.add(Interval::of(m.address, m.size));
+        if ((with_assumed || !e.assumed) && !e.after_dynamic_nodes) taken.add(e.span);
+    if (!kernel::reserved_mem_rules(ctx.model.version).restructured)
+        for (const auto& m : ctx.reservations.memreserve)
+            taken.add(Interval::of(m.address, m.size));
     for (const auto& r : ctx.reservations.regions) {
-        if (r.disabled || !r.accepted_by_parser || r.reg.empty()) continue;
+        if (r.disabled || !r.accepted_by_parser || r.reg.empty() || skipped_for_cmdline_cma(ctx, r))
+            continue;
         for (std::size_t i = 0; i < r.reg.size(); ++i) {
             if (i > 0 && r.extra_tuples_unreserved) break;
             taken.add(Interval::of(r.reg[i].base, r.reg[i].size));
@@ -155,6 +160,17 @@ kernel_sort_order(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ke
         }
     }
     return at;
+}
+
+bool skipped_for_cmdline_cma(const Context& ctx, const Region& r) {
+    const auto& cmd = ctx.reservations.cma_cmdline;
+    if (!r.cma_default || !cmd || !cmd->has_value || !ctx.model.dma_cma) return false;
+    const auto& rules = kernel::reserved_mem_rules(ctx.model.version);
+    // kernel/dma/contiguous.c __rmem_cma_verify_node() (7.2.13): -ENODEV for a node that is not
+    // reusable or is no-map comes first, and the other shared-dma-pool handler takes it.
+    if (rules.declined_is_enodev) return r.shared_dma_pool && r.reusable && !r.no_map;
+    // drivers/of/of_reserved_mem.c (6.19): any node with linux,cma-default.
+    return rules.addr_size_helpers;
 }
 
 bool cma_rejects_before_slot(const Context& ctx, const Region& r, std::uint64_t base) {
@@ -224,7 +240,7 @@ std::vector<DynamicPlacement> place_dynamic(const Context& ctx, bool with_assume
     int slots = 0;
     std::vector<Interval> placed; // reserved_mem[] entries with a size (6.12+: dynamic ones)
     for (const Region* r : saved_order(ctx)) {
-        if (!is_dynamic_node(*r)) continue;
+        if (!is_dynamic_node(*r) || skipped_for_cmdline_cma(ctx, *r)) continue;
         DynamicPlacement p;
         p.region = r;
         std::uint64_t align = r->alignment.value_or(0);

@@ -56,6 +56,12 @@ struct DynamicPlacement {
 // Whether rmem_cma_setup() turns a pool at `base` down before cma_init_reserved_mem() is asked for
 // a slot: no-map, a linux,cma-default pool cma= overrides, base or size off the CMA alignment.
 bool cma_rejects_before_slot(const Context& ctx, const reserved::Region& r, std::uint64_t base);
+// A linux,cma-default node that cma= overrides and the kernel never reserves nor allocates: from
+// 6.19 __reserved_mem_reserve_reg() and __reserved_mem_alloc_size() skip it before memblock is
+// asked (cma_skip_dt_default_reserved_mem()), from 7.1 rmem_cma_validate() refuses it (-EBUSY)
+// there, for a reusable shared-dma-pool without no-map only. It takes no memory and cannot fail
+// for want of room; the default area of cma= is reserved instead.
+bool skipped_for_cmdline_cma(const Context& ctx, const reserved::Region& r);
 // Some alloc-ranges window holds the node's size at `align` (RAM aside).
 bool alloc_ranges_hold(const Context& ctx, const reserved::Region& r, std::uint64_t align);
 // Some alloc-ranges window overlaps the /memory banks by the node's size or more.

@@ -208,7 +208,9 @@ void check_overlap(const Context& ctx, Findings& out) {
     });
     // Two CMA pools the kernel accepts: each becomes a CMA area, and cma_activate_area() hands
     // the shared pages to the page allocator twice. Booted: 7.2 arm64 and riscv64 panic at boot
-    // ("Attempted to kill init!", "Fatal exception in interrupt"); 6.12 got past its DMA pools.
+    // on some layouts ("Attempted to kill init!", "Fatal exception in interrupt"), 6.1 arm64 on
+    // every one tried (a BUG in __list_add_valid()); with two identical 32 MiB pools 5.10 and
+    // 6.12 arm64 reached the root mount after 8 "BUG: Bad page state", 7.2 arm64 silently.
     auto facts = alignment_facts(ctx.model);
     auto becomes_area = [&](const Region& r) {
         return r.kind == Kind::cma && !r.no_map && facts.exact && *r.base % *facts.exact == 0 &&
@@ -232,10 +234,10 @@ void check_overlap(const Context& ctx, Findings& out) {
                             pa(b.end, ctx.model),
                             two_areas ? "both become CMA areas over the same pages, which "
                                         "cma_activate_area() gives to the page allocator twice: "
-                                        "the page lists are corrupted and the boot dies (booted: "
-                                        "6.12 floods \"BUG: Bad page state\", 7.2 hits "
-                                        "\"kernel BUG at lib/list_debug.c\" and \"Attempted to "
-                                        "kill init!\")"
+                                        "the page lists are corrupted and the boot dies or runs "
+                                        "on corrupted (booted: 6.1 and 7.2 hit a kernel BUG in "
+                                        "the list checks and \"Attempted to kill init!\", 5.10 "
+                                        "and 6.12 print \"BUG: Bad page state\")"
                                       : "both stay reserved but share memory"));
     }
     for (const auto& [r, what] : refused) {
@@ -299,9 +301,12 @@ void check_outside_memory(const Context& ctx, Findings& out) {
         if (r.kind == Kind::cma && !r.dynamic && r.base && r.size && *r.size > 0 &&
             !ram.covers(Interval::of(*r.base, *r.size))) {
             // Past the end of RAM (crossing it or wholly beyond) there is no memory map for the
-            // pages: booted on the suite's kernels, every such board died before the root mount
-            // (an oops in cma_init_reserved_areas(), "Bad page state" floods). In a hole between
-            // banks the section's memory map may exist: the area is only not activated.
+            // pages: booted on the suite's kernels from 6.1, every such board died before the
+            // root mount (an oops in cma_init_reserved_areas(), "Bad page state" floods); 5.10
+            // oopsed with the pool 64 MiB past the end and reached the root mount after 60
+            // "BUG: Bad page state" with it crossing the end or right after it (the page
+            // allocator was given pages it has not got). In a hole between banks the section's
+            // memory map may exist: the area is only not activated.
             const bool beyond_end = Interval::of(*r.base, *r.size).end > ram.top();
             out.add(beyond_end ? Severity::error : Severity::warning,
                     r.base_ref ? r.base_ref->where : r.where, r.path,
@@ -310,7 +315,8 @@ void check_outside_memory(const Context& ctx, Findings& out) {
                                       "cma_activate_area() walks pages that have no memory map, "
                                       "and the boot dies (booted: an oops in "
                                       "cma_init_reserved_areas() or \"BUG: Bad page state\", "
-                                      "then \"Attempted to kill init!\"), unless the bootloader "
+                                      "then \"Attempted to kill init!\"; 5.10 may instead go on "
+                                      "with the page allocator corrupted), unless the bootloader "
                                       "adds more /memory",
                                       r.name, hex(*r.base), hex(*r.size),
                                       *r.base >= ram.top() ? "lies beyond" : "crosses",

@@ -222,10 +222,42 @@ nlohmann::json summary_json(std::span<const Diagnostic> diagnostics) {
     return {{"errors", counts[2]}, {"warnings", counts[1]}, {"notes", counts[0]}};
 }
 
+nlohmann::json default_cma_areas_json(std::span<const checks::Result> results) {
+    nlohmann::json out = nlohmann::json::array();
+    auto nullable = [](auto v) { return v ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    auto optional = [](const auto& o) { return o ? nlohmann::json(*o) : nlohmann::json(nullptr); };
+    for (const auto& result : results) {
+        if (!result.default_area) continue;
+        const auto& a = *result.default_area;
+        nlohmann::json j;
+        j["input"] = result.reservations.input;
+        j["outcome"] = checks::to_string(a.outcome);
+        j["source"] = a.source == checks::DefaultArea::Source::cmdline ? "cmdline" : "config";
+        j["asked"] = a.asked;
+        // 0 asked is a size (cma=0); none known is null (a share of RAM without /memory).
+        j["size_bytes"] = a.requested || a.outcome != checks::DefaultArea::Outcome::unknown
+                              ? nlohmann::json(a.requested)
+                              : nlohmann::json(nullptr);
+        j["aligned_size_bytes"] = nullable(a.size);
+        j["alignment"] = nullable(a.alignment);
+        j["base"] = optional(a.base);
+        j["fixed"] = a.fixed.has_value();
+        j["arch_limit"] = nullable(a.arch_limit);
+        j["limit"] = nullable(a.limit);
+        j["limit_words"] = a.limit_words;
+        j["dt_pool"] = a.dt_pool.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.dt_pool);
+        j["reason"] = a.reason;
+        j["lines"] = a.lines;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
 nlohmann::json check_json(const nlohmann::json& alignment, std::span<const checks::Result> results,
                           std::span<const Diagnostic> input_errors) {
     nlohmann::json j;
     j["alignment"] = alignment;
+    j["default_cma_areas"] = default_cma_areas_json(results);
     auto regions = nlohmann::json::array();
     std::vector<Diagnostic> all(input_errors.begin(), input_errors.end());
     for (const auto& result : results) {

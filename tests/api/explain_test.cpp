@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "cmalign/explain.hpp"
 #include "cmalign/internal/json.hpp"
@@ -447,10 +449,67 @@ TEST_CASE("\"cma: Failed to reserve\" is the one node inside a fixed cma= area's
     CHECK(modem.message.find("could not reserve the cma= area") != std::string::npos);
     CHECK(node(o, "tee@5e000000").log.empty());
     CHECK(o.unexplained.empty());
-    // Without a fixed base no node alone can have caused it.
+    REQUIRE(o.default_area);
+    CHECK(o.default_area->kernel == "failed"); // the line is the default area's all the same
+    // Without a fixed base no node can have caused it: it is the default area's alone.
     request.board = dts("cma-floating.dts", "console=ttyS0 cma=16M");
     auto floating = run_explain(request);
     REQUIRE(floating.errors.empty());
-    CHECK(floating.unexplained.size() == 1);
+    CHECK(floating.unexplained.empty());
     CHECK(node(floating, "modem@50800000").log.empty());
+    REQUIRE(floating.default_area);
+    CHECK(floating.default_area->kernel == "failed");
+    REQUIRE(floating.default_area->log.size() == 1);
+    CHECK(floating.default_area->log[0].line_number == 2);
+}
+
+TEST_CASE("\"Not enough slots\" of the default CMA area is not the next node's") {
+    // One CMA area slot (CONFIG_CMA_AREAS=1), taken by the dynamic pool. 32-bit arm and riscv
+    // reserve the default area (dma_contiguous_reserve() in arm_memblock_init() and
+    // setup_bootmem()) before the static nodes are set up (fdt_scan_reserved_mem_late() from
+    // unflatten_device_tree(), 7.2.13), so its refusal comes right before the static pool's.
+    // The lines are 7.2.13's: mm/cma.c (pr_fmt "cma: ") cma_init_reserved_mem() and the
+    // cma_declare_contiguous_nid() wrapper, kernel/dma/contiguous.c rmem_cma_setup(),
+    // drivers/of/of_reserved_mem.c (pr_fmt "OF: reserved mem: ").
+    std::ifstream in(config_4k);
+    std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = config.find("CONFIG_CMA_AREAS=19");
+    REQUIRE(at != std::string::npos);
+    config.replace(at, 19, "CONFIG_CMA_AREAS=1");
+    ExplainRequest request;
+    request.config.config_files = {write_log("one-slot.config", config)};
+    request.board = write_log(
+        "one-slot.dts", "/dts-v1/;\n/ { #address-cells = <2>; #size-cells = <2>;\n"
+                        "chosen { bootargs = \"console=ttyS0 cma=16M\"; };\n"
+                        "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 "
+                        "0x40000000>; };\n"
+                        "reserved-memory { #address-cells = <2>; #size-cells = <2>; ranges;\n"
+                        "dyn { compatible = \"shared-dma-pool\"; reusable; size = <0 0x400000>; "
+                        "};\n"
+                        "fixed@60000000 { compatible = \"shared-dma-pool\"; reusable; reg = <0 "
+                        "0x60000000 0 0x400000>; }; }; };\n");
+    request.log_path = write_log(
+        "one-slot.log",
+        "Linux version 7.2.13 (x) #1\n"
+        "Reserved memory: created CMA memory pool at 0x000000007fc00000, size 4 MiB\n"
+        "OF: reserved mem: initialized node dyn, compatible id shared-dma-pool\n"
+        "OF: reserved mem: 0x000000007fc00000..0x000000007fffffff (4096 KiB) map reusable dyn\n"
+        "cma: Not enough slots for CMA reserved regions!\n"
+        "cma: Failed to reserve 16 MiB\n"
+        "cma: Not enough slots for CMA reserved regions!\n"
+        "Reserved memory: unable to setup CMA region\n"
+        "OF: reserved mem: node fixed@60000000 compatible matching fail\n");
+    auto o = run_explain(request);
+    REQUIRE(o.errors.empty());
+    const auto& fixed = node(o, "fixed@60000000");
+    CHECK(fixed.outcome == NodeOutcome::failed);
+    REQUIRE(fixed.log.size() == 3); // its own slot line, "unable to setup", "matching fail"
+    CHECK(fixed.log[0].line_number == 7);
+    CHECK(node(o, "dyn").outcome == NodeOutcome::created);
+    REQUIRE(o.default_area);
+    CHECK(o.default_area->kernel == "failed");
+    REQUIRE(o.default_area->log.size() == 2);
+    CHECK(o.default_area->log[0].line_number == 5);
+    CHECK(o.default_area->log[1].line_number == 6);
+    CHECK(o.unexplained.empty());
 }

@@ -53,9 +53,11 @@ print("seed board: 16K both pools rejected, 4K both created (%.1f s, %.1f s)"
       % (lost["qemu"]["seconds"], kept["qemu"]["seconds"]))
 PY
 
-# Two generated layouts on both kernels, with fix's output booted again.
+# Two generated layouts on both kernels, with fix's output booted again. A boot takes about 10 s;
+# the timeout is for a machine loaded many times over (boot-truth's 40 s was too short at a load
+# of 10 on two cores).
 "$root/scripts/boot-truth" --cmalign "$cmalign" --layouts 2 --kernels 6.12-arm64,6.12-arm64-16k \
-    --fix --out "$work/truth" >"$work/truth.json"
+    --timeout 150 --fix --out "$work/truth" >"$work/truth.json"
 $py - "$work/truth.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

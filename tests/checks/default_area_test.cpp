@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "cmalign/checks/checks.hpp"
+#include "cmalign/core/interval.hpp"
 #include "support/dt_builder.hpp"
 #include "support/models.hpp"
 
@@ -180,4 +182,179 @@ TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the t
     auto r4 = checks::run(board({}), m4, {});
     REQUIRE(r4.default_area);
     CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
+    // 7.2.13 calls sparse_init() from free_area_init(), after the area: only the 5 MiB of tables.
+    m4.version = *KernelVersion::parse("7.2.13");
+    auto r72 = checks::run(board({}), m4, {});
+    REQUIRE(r72.default_area);
+    CHECK(r72.default_area->base == std::optional<std::uint64_t>(0x7ba00000));
+}
+
+namespace {
+
+std::vector<Diagnostic> findings_of(const checks::Result& r, const std::string& check) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : r.diagnostics)
+        if (d.check == check) out.push_back(d);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("default CMA area: a linux,cma-default pool cma= overrides takes no room from 6.19") {
+    // 2 GiB asked for in 1 GiB of RAM. 6.12.117 allocates the node before rmem_cma_setup()
+    // bypasses it, so the allocation fails first; 6.19 (__reserved_mem_alloc_size() asks
+    // cma_skip_dt_default_reserved_mem()) and 7.2.13 (rmem_cma_validate(): -EBUSY) skip the node
+    // before memblock is asked, so it cannot lack room.
+    auto pool = cma_pool("linux,cma", 2048 * mib);
+    pool.properties.push_back(flag("linux,cma-default"));
+    checks::Options o;
+    o.bootargs = "cma=16M";
+    auto m612 = with_default_area(arm64_612(4096), 64);
+    CHECK(findings_of(checks::run(board({pool}), m612, o), "dynamic-no-room").size() == 1);
+    for (const char* version : {"6.19.1", "7.2.13"}) {
+        CAPTURE(version);
+        auto m = m612;
+        m.version = *KernelVersion::parse(version);
+        auto r = checks::run(board({pool}), m, o);
+        CHECK(findings_of(r, "dynamic-no-room").empty());
+        REQUIRE(r.default_area);
+        CHECK(r.default_area->outcome == Outcome::created);
+        CHECK(r.default_area->size == 16 * mib);
+        // Without cma= the same node is allocated and fails for want of room.
+        CHECK(findings_of(checks::run(board({pool}), m, {}), "dynamic-no-room").size() == 1);
+    }
+}
+
+TEST_CASE("default CMA area: a static linux,cma-default pool cma= overrides leaves its memory") {
+    // 7.2.13: the pool over the top 512 MiB is never reserved, so cma=512M fits at the top; on
+    // 6.12.117 rmem_cma_setup() bypasses it after it was reserved and frees it again (the same
+    // room), and with no-map on 7.2.13 __rmem_cma_verify_node() returns -ENODEV first: the
+    // region stays reserved no-map and the area has no room.
+    auto pool = cma_static("linux,cma@60000000", 0x60000000, 512 * mib);
+    pool.properties.push_back(flag("linux,cma-default"));
+    checks::Options o;
+    o.bootargs = "cma=512M";
+    auto m = with_default_area(arm64_612(4096), 64);
+    m.version = *KernelVersion::parse("7.2.13");
+    auto r = checks::run(board({pool}), m, o);
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::created);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x60000000));
+    auto no_map_pool = pool;
+    no_map_pool.properties.push_back(flag("no-map"));
+    auto r2 = checks::run(board({no_map_pool}), m, o);
+    REQUIRE(r2.default_area);
+    CHECK(r2.default_area->outcome == Outcome::failed);
+}
+
+TEST_CASE("default CMA area: CONFIG_CMA_SIZE_SEL_* from memblock_phys_mem_size()") {
+    // kernel/dma/contiguous.c (5.10.223 to 7.2.13) cma_early_percent_memory():
+    // (PHYS_PFN(memblock_phys_mem_size()) * CONFIG_CMA_SIZE_PERCENTAGE / 100) << PAGE_SHIFT, and
+    // dma_contiguous_reserve() takes it alone (SEL_PERCENTAGE) or min()/max() with size_bytes.
+    // Two banks of 1 GiB and 512 MiB: 393216 pages of 4 KiB, 10 % = 39321 pages.
+    auto t = board({});
+    t.root.children.push_back(
+        node("memory@c0000000",
+             {str("device_type", {"memory"}), cells("reg", {0, 0xc0000000, 0, 0x20000000})}));
+    using Selection = kernel::DefaultCmaConfig::Selection;
+    const std::uint64_t ten_percent = std::uint64_t{39321} * 4096; // 153.6 MiB
+    struct Case {
+        Selection selection;
+        std::uint64_t mbytes;
+        std::uint64_t requested;
+    };
+    for (const auto& c :
+         {Case{Selection::percentage, 0, ten_percent}, Case{Selection::min, 64, 64 * mib},
+          Case{Selection::min, 256, ten_percent}, Case{Selection::max, 64, ten_percent},
+          Case{Selection::max, 256, 256 * mib}}) {
+        auto m = with_default_area(arm64_612(4096), c.mbytes);
+        m.default_cma->selection = c.selection;
+        m.default_cma->percentage = 10;
+        auto r = checks::run(t, m, {});
+        REQUIRE(r.default_area);
+        CAPTURE(c.mbytes);
+        CHECK(r.default_area->requested == c.requested);
+        // Rounded up to the 2 MiB CMA alignment of 4K pages: 153.6 MiB becomes 154 MiB.
+        CHECK(r.default_area->size == (c.requested + 2 * mib - 1) / (2 * mib) * (2 * mib));
+    }
+    // 16K pages: 98304 pages, 10 % = 9830 pages of 16 KiB, then 32 MiB alignment: 160 MiB.
+    auto m16 = with_default_area(arm64_612(16384), 0);
+    m16.default_cma->selection = Selection::percentage;
+    m16.default_cma->percentage = 10;
+    auto r16 = checks::run(t, m16, {});
+    REQUIRE(r16.default_area);
+    CHECK(r16.default_area->requested == std::uint64_t{9830} * 16384);
+    CHECK(r16.default_area->size == 160 * mib);
+}
+
+TEST_CASE("default CMA area: on arm and riscv from 6.12 it takes a slot before the static pools") {
+    // Three slots; two dynamic pools, then (arm, 7.2.13) the default area in arm_memblock_init(),
+    // then the static pools from unflatten_device_tree(): both static pools find no slot. arm64
+    // sets the area up last: the first static pool takes the third slot, the area finds none.
+    std::vector<dt::Node> pools{cma_pool("dyn0", 4 * mib), cma_pool("dyn1", 4 * mib),
+                                cma_static("fixed@60000000", 0x60000000, 4 * mib),
+                                cma_static("fixed@64000000", 0x64000000, 4 * mib)};
+    auto slotless = [](const checks::Result& r) {
+        std::vector<std::string> out;
+        for (const auto& d : r.diagnostics)
+            if (d.check == "cma-areas" && d.severity == Severity::error) out.push_back(d.node);
+        return out;
+    };
+    auto arm64 = with_default_area(arm64_612(4096), 16);
+    arm64.version = *KernelVersion::parse("7.2.13");
+    arm64.cma_areas = 3;
+    auto r64 = checks::run(board(pools), arm64, {});
+    REQUIRE(r64.default_area);
+    CHECK(r64.default_area->outcome == Outcome::failed);
+    CHECK(slotless(r64) == std::vector<std::string>{"/reserved-memory/fixed@64000000"});
+    auto arm = arm64;
+    arm.arch = kernel::Arch::arm;
+    arm.phys_addr_64bit = false;
+    arm.cma_min_alignment_bytes = 4 * mib; // PAGE_SIZE << MAX_PAGE_ORDER 10
+    auto r = checks::run(board(pools), arm, {});
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->outcome == Outcome::created);
+    CHECK(slotless(r) == std::vector<std::string>{"/reserved-memory/fixed@60000000",
+                                                  "/reserved-memory/fixed@64000000"});
+    const auto e = findings_of(r, "cma-areas");
+    REQUIRE_FALSE(e.empty());
+    CHECK(contains(e[0].message, "4 CMA pools and the default CMA area"));
+    // 6.1.192 set every node up in early_init_fdt_scan_reserved_mem(), before the area.
+    arm.version = *KernelVersion::parse("6.1.192");
+    auto old = checks::run(board(pools), arm, {});
+    CHECK(old.default_area->outcome == Outcome::failed);
+    CHECK(slotless(old) == std::vector<std::string>{"/reserved-memory/fixed@64000000"});
+}
+
+TEST_CASE("default CMA area: what is reserved after the dynamic nodes still holds its room") {
+    // A 4 MiB dynamic pool, then the 16 MiB area (2 MiB CMA alignment), both top-down from the
+    // end of RAM at 0x80000000.
+    auto m = with_default_area(arm64_612(4096), 16);
+    // /memreserve/ over the top 4 MiB: 6.12.117's early_init_fdt_scan_reserved_mem() reserves it
+    // after fdt_scan_reserved_mem() placed the pool (which then lies over it); 6.1.192 before.
+    auto t = board({cma_pool("pool", 4 * mib)});
+    t.memreserve.push_back({0x7fc00000, 4 * mib, {}});
+    auto r612 = checks::run(t, m, {});
+    REQUIRE(r612.default_area);
+    CHECK(r612.default_area->base == std::optional<std::uint64_t>(0x7ec00000));
+    auto m61 = m;
+    m61.version = *KernelVersion::parse("6.1.192");
+    auto r61 = checks::run(t, m61, {});
+    REQUIRE(r61.default_area);
+    CHECK(r61.default_area->base == std::optional<std::uint64_t>(0x7e800000));
+    // riscv reserves the DTB after the scan (setup_bootmem()): booted on 7.2.13, a dynamic pool
+    // went over QEMU's DTB in the top 2 MiB and the area below both.
+    auto rv = m;
+    rv.arch = kernel::Arch::riscv;
+    rv.version = *KernelVersion::parse("7.2.13");
+    checks::Options o;
+    o.early_reservations = std::vector<checks::EarlyReservation>{
+        {Interval::of(0x7fe00000, 0x10000), "the DTB", false, "", true}};
+    auto r = checks::run(board({cma_pool("pool", 4 * mib)}), rv, o);
+    REQUIRE(r.default_area);
+    CHECK(r.default_area->base == std::optional<std::uint64_t>(0x7ec00000));
+    o.early_reservations->front().after_dynamic_nodes = false; // as arm64 and arm reserve it
+    auto before = checks::run(board({cma_pool("pool", 4 * mib)}), rv, o);
+    REQUIRE(before.default_area);
+    CHECK(before.default_area->base == std::optional<std::uint64_t>(0x7ea00000));
 }

@@ -92,8 +92,10 @@ TEST_CASE("JSON: the keys of docs/json.md for regions, diagnostics and summary")
         diag(Severity::error, Location{"missing.dtb", 0, 0}, "", "cannot open", "");
     std::vector<Diagnostic> input_errors{unreadable};
     auto j = report::check_json(alignment, results, input_errors);
-    CHECK(keys(j) == std::set<std::string>{"alignment", "regions", "diagnostics", "summary"});
+    CHECK(keys(j) == std::set<std::string>{"alignment", "default_cma_areas", "regions",
+                                           "diagnostics", "summary"});
     CHECK(j["alignment"] == alignment);
+    CHECK(j["default_cma_areas"] == nlohmann::json::array()); // no CONFIG_DMA_CMA in the model
 
     REQUIRE(j["regions"].size() == 2);
     const auto& dyn = j["regions"][0];
@@ -201,4 +203,51 @@ TEST_CASE("SARIF 2.1.0: valid against the schema, relative URIs, rules from the 
 TEST_CASE("uri_encode_path keeps path characters and escapes the rest") {
     CHECK(report::uri_encode_path("a b/c%d.dts") == "a%20b/c%25d.dts");
     CHECK(report::uri_encode_path("arm64/qcom/sdm845.dtsi") == "arm64/qcom/sdm845.dtsi");
+}
+
+TEST_CASE("JSON: check's default_cma_areas, one per board, where the checks put the area") {
+    // 16K pages on 6.12.117: CONFIG_CMA_SIZE_MBYTES=16 rounds up to the 32 MiB CMA alignment and
+    // goes to the top of the 1 GiB of RAM; a board whose RAM above the kernel is all no-map
+    // leaves it no room.
+    auto m = arm64_612(16384);
+    kernel::DefaultCmaConfig d;
+    d.mbytes = 16;
+    d.zone_dma = d.zone_dma32 = true;
+    m.default_cma = d;
+    auto fits = checks::run(board({}), m, {});
+    auto crowded = board(
+        {node("fw@44000000", {cells("reg", {0, 0x44000000, 0, 0x3c000000}), flag("no-map")})});
+    crowded.input = "crowded.dts";
+    auto full = checks::run(crowded, m, {});
+    std::vector<checks::Result> results{fits, full};
+    auto j = report::check_json(nlohmann::json::object(), results);
+    REQUIRE(j["default_cma_areas"].size() == 2);
+    const auto& a = j["default_cma_areas"][0];
+    CHECK(keys(a) == std::set<std::string>{"input", "outcome", "source", "asked", "size_bytes",
+                                           "aligned_size_bytes", "alignment", "base", "fixed",
+                                           "arch_limit", "limit", "limit_words", "dt_pool",
+                                           "reason", "lines"});
+    CHECK(a["input"] == "board.dts");
+    CHECK(a["outcome"] == "created");
+    CHECK(a["source"] == "config");
+    CHECK(a["asked"] == "CONFIG_CMA_SIZE_MBYTES=16");
+    CHECK(a["size_bytes"] == 16u << 20);
+    CHECK(a["aligned_size_bytes"] == 32u << 20);
+    CHECK(a["alignment"] == 32u << 20);
+    CHECK(a["base"] == 0x7e000000);
+    CHECK(a["fixed"] == false);
+    CHECK(a["limit"] == 0x80000000);
+    CHECK(a["dt_pool"].is_null());
+    CHECK(a["lines"] == nlohmann::json::array({"cma: Reserved 32 MiB at 0x000000007e000000 on "
+                                               "node -1"}));
+    const auto& b = j["default_cma_areas"][1];
+    CHECK(b["input"] == "crowded.dts");
+    CHECK(b["outcome"] == "failed");
+    CHECK(b["base"].is_null());
+    CHECK(b["lines"] == nlohmann::json::array({"cma: Failed to reserve 32 MiB on node -1"}));
+    // The error check reports for the same area.
+    bool reported = false;
+    for (const auto& diag : j["diagnostics"])
+        reported = reported || diag["check"] == "cma-default-area";
+    CHECK(reported);
 }

@@ -52,9 +52,10 @@ inline bool have_program(const char* name) {
     }
     ++material_counters().missing;
     if (material_required())
-        FAIL_CHECK("missing program " << name << " -- required in CI (scripts/install-deps)");
+        FAIL_CHECK("missing program " << std::string(name)
+                                      << " -- required in CI (scripts/install-deps)");
     else
-        MESSAGE("SKIPPED: missing program " << name);
+        MESSAGE("SKIPPED: missing program " << std::string(name));
     return false;
 }
 

@@ -31,6 +31,10 @@ struct EarlyReservation {
     bool assumed = false; // not known: placed and sized from the configuration and defaults
     // Why there and that big, in words: what the configuration said and what was assumed.
     std::string basis = {};
+    // Reserved after the dynamic nodes are placed and before the default CMA area: riscv's
+    // setup_bootmem() reserves the DTB after early_init_fdt_scan_reserved_mem() (5.10.223 to
+    // 7.2.13, arch/riscv/mm/init.c).
+    bool after_dynamic_nodes = false;
 };
 
 // What every check reads.

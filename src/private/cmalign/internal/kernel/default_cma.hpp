@@ -97,6 +97,16 @@ std::vector<EarlyAllocation> allocations_before_default_cma(const Model& model,
                                                             std::uint64_t ram_bytes,
                                                             std::uint64_t present_sections);
 
+// Whether dma_contiguous_reserve() runs before the static nodes are set up: from the v6.13
+// restructure (6.12.y) drivers/of/fdt.c unflatten_device_tree() sets them up
+// (fdt_scan_reserved_mem_reg_nodes(), 7.2: fdt_scan_reserved_mem_late()), which 32-bit arm
+// (arch/arm/kernel/setup.c: arm_memblock_init() first) and riscv (paging_init() ->
+// setup_bootmem() first) call after the default area; arm64 reserves it in bootmem_init(),
+// after. Then the static pools are reserved but hold no CMA slot yet, a rejected one is not yet
+// freed, and a created default area takes a slot before them. Before the restructure every node
+// was set up in early_init_fdt_scan_reserved_mem(), before the area on every arch.
+bool default_cma_before_static_setup(const Model& model);
+
 // The lines cma_declare_contiguous_nid() prints ("cma: " included).
 std::string default_cma_reserved_line(const Model& model, std::uint64_t size, std::uint64_t base);
 std::string default_cma_failed_line(const Model& model, std::uint64_t size);

@@ -34,8 +34,14 @@ nlohmann::json diagnostics_json(std::span<const Diagnostic> diagnostics,
 
 nlohmann::json summary_json(std::span<const Diagnostic> diagnostics);
 
-// The whole `check` object: {alignment, regions, diagnostics, summary}. `alignment` is the calc
-// object (kernel::to_json(model)); `input_errors` are diagnostics of inputs that could not be read.
+// check's `default_cma_areas`: per board with CONFIG_DMA_CMA, in board order, where the checks put
+// the default CMA area on it ({input, outcome, source, asked, size_bytes, aligned_size_bytes,
+// alignment, base, fixed, arch_limit, limit, limit_words, dt_pool, reason, lines}).
+nlohmann::json default_cma_areas_json(std::span<const checks::Result> results);
+
+// The whole `check` object: {alignment, default_cma_areas, regions, diagnostics, summary}.
+// `alignment` is the calc object (kernel::to_json(model)); `input_errors` are diagnostics of inputs
+// that could not be read.
 nlohmann::json check_json(const nlohmann::json& alignment, std::span<const checks::Result> results,
                           std::span<const Diagnostic> input_errors = {});
 
