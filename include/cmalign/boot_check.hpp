@@ -5,11 +5,7 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "cmalign/boot/graft.hpp"
-#include "cmalign/boot/image.hpp"
-#include "cmalign/explain.hpp"
 #include "cmalign/report/boot_check.hpp"
 #include "cmalign/run.hpp"
 

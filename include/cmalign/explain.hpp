@@ -4,13 +4,9 @@
 // bootlog::match_nodes (cmalign/bootlog/match.hpp).
 #pragma once
 
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "cmalign/bootlog/bootlog.hpp"
 #include "cmalign/bootlog/match.hpp"
-#include "cmalign/fix/fix.hpp"
 #include "cmalign/report/explain.hpp"
 #include "cmalign/run.hpp"
 

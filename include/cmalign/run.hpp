@@ -11,7 +11,6 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"
-#include "cmalign/dt/tree.hpp"
 
 namespace cmalign {
 

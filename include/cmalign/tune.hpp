@@ -9,12 +9,9 @@
 
 #include "cmalign/api.hpp"
 #include "cmalign/calc/heap.hpp"
-#include "cmalign/calc/pcp.hpp"
 #include "cmalign/calc/pcp_analysis.hpp"
-#include "cmalign/calc/zoneinfo.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/reserved/bootargs.hpp"
 
 namespace cmalign {
 

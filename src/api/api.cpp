@@ -2,13 +2,10 @@
 // call each, as outcomes the CLI prints and run_json() answers with.
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "cmalign/api.hpp"
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/internal/run_inputs.hpp"
-#include "cmalign/run.hpp"
 
 namespace cmalign {
 

@@ -1,7 +1,6 @@
 // boot-check: the board booted on the kernel itself, in QEMU, next to check's prediction.
 #include "cmalign/boot_check.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +16,6 @@
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/internal/run_inputs.hpp"
-#include "cmalign/report/report.hpp"
 #include "cmalign/reserved/regions.hpp"
 
 namespace cmalign {

@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -20,7 +17,6 @@
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/log_lines.hpp"
 #include "cmalign/kernel/versions.hpp"
-#include "cmalign/report/report.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"
 

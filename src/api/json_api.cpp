@@ -26,8 +26,6 @@
 #include "cmalign/internal/map/map_json.hpp"
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/requests.hpp"
-#include "cmalign/map/map.hpp"
-#include "cmalign/report/report.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/run_map.hpp"

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/dt/dtb.hpp"
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/core/work_queue.hpp"
 #include "cmalign/internal/dt/dts.hpp"
@@ -21,7 +20,6 @@
 #include "cmalign/internal/report/json.hpp"
 #include "cmalign/internal/report/json_text.hpp"
 #include "cmalign/internal/run_inputs.hpp"
-#include "cmalign/report/report.hpp"
 
 namespace cmalign {
 

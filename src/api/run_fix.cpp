@@ -2,10 +2,7 @@
 #include "cmalign/internal/fix/plan.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 

@@ -1,12 +1,9 @@
 #include "cmalign/sweep.hpp"
 
-#include <fmt/format.h>
-
 #include "cmalign/internal/core/text_file.hpp"
 #include "cmalign/internal/json.hpp"
 #include "cmalign/internal/kernel/report.hpp"
 #include "cmalign/internal/report/json.hpp"
-#include "cmalign/report/report.hpp"
 
 namespace cmalign {
 

@@ -10,7 +10,6 @@
 #include "cmalign/internal/report/tune_report.hpp"
 #include "cmalign/internal/run_inputs.hpp"
 #include "cmalign/reserved/regions.hpp"
-#include "cmalign/run.hpp"
 #include "cmalign/tune.hpp"
 
 namespace cmalign {

@@ -1,7 +1,6 @@
 // QEMU processes: found on PATH, run with a deadline, output captured.
 #include "cmalign/internal/boot/qemu.hpp"
 
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>

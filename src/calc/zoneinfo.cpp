@@ -1,6 +1,5 @@
 #include "cmalign/calc/zoneinfo.hpp"
 
-#include <fstream>
 #include <set>
 #include <sstream>
 

@@ -7,7 +7,6 @@
 #include <exception>
 #include <new>
 #include <string>
-#include <string_view>
 
 #include "cmalign/api.hpp"
 #include "cmalign/core/error.hpp"

@@ -10,8 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>

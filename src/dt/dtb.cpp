@@ -1,12 +1,10 @@
 // DTB input through libfdt (dtc 1.6.1). Validate first (fdt_check_full), then walk.
 #include "cmalign/dt/dtb.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>

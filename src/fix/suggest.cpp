@@ -2,7 +2,6 @@
 // kernel::derive().
 #include "cmalign/fix/suggest.hpp"
 
-#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>

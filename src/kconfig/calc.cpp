@@ -2,13 +2,8 @@
 // ranges, selects and choices, for the versions whose rules differ (choices reworked in 6.11).
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
-#include <sstream>
 
 #include <fmt/format.h>
 

@@ -1,15 +1,7 @@
 #include "cmalign/kconfig/config.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
 #include <cstdio>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <system_error>
-
-#include <sys/stat.h>
 
 #include <fmt/format.h>
 

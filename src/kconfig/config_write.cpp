@@ -1,7 +1,5 @@
 #include "cmalign/internal/kconfig/write.hpp"
 
-#include <cstdint>
-
 #include "cmalign/internal/core/quote.hpp"
 #include "cmalign/internal/kconfig/config_json.hpp"
 

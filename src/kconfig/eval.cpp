@@ -6,13 +6,9 @@
 // This file: the parse cache, reading and writing .config; the symbol calculation is
 // calc.cpp, the tree's version and the version rows (the Dialect) version.cpp.
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <unordered_set>
 
 #include <fmt/format.h>

@@ -1,17 +1,8 @@
 // menu_finalize() of scripts/kconfig/menu.c, and the parse's entry point.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <glob.h>
 #include <optional>
-#include <sstream>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-
-#include <fmt/format.h>
 
 #include "cmalign/internal/kconfig/parser.hpp"
 

@@ -2,19 +2,8 @@
 // indentation-sensitive help text.
 #include <unordered_map>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <glob.h>
 #include <optional>
-#include <sstream>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-
-#include <fmt/format.h>
 
 #include "cmalign/internal/kconfig/parser.hpp"
 

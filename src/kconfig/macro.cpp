@@ -5,13 +5,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <glob.h>
 #include <optional>
 #include <sstream>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include <fmt/format.h>
 
@@ -140,7 +136,7 @@ struct ProbeAnswer {
 
 // What Debian 12's cross toolchains answer (scripts/kconfig-probe-table.sh made it).
 const ProbeAnswer probe_table[] = {
-#include "kconfig/probe_table.inc"
+#include "kconfig/probe_table.inc" // IWYU pragma: keep (the table itself, not declarations)
 };
 
 } // namespace

@@ -10,14 +10,10 @@
 // kconfig_statement.cpp, the lexer kconfig_lexer.cpp, the macro language kconfig_macro.cpp,
 // menu_finalize() kconfig_finalize.cpp.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <glob.h>
 #include <optional>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include <fmt/format.h>
 
@@ -77,6 +73,8 @@ int Tree::lookup(std::string_view name, bool is_const) {
 }
 
 namespace parser {
+
+namespace fs = std::filesystem;
 
 // ------------------------------------------------------------------------------------------
 // parser

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/reserved_mem.hpp"
 #include "cmalign/internal/kernel/rules.hpp"
 

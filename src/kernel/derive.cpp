@@ -3,13 +3,10 @@
 // quirks Kconfig spells outside them (powerpc's boot-time MMU, mips huge page support) are
 // written where they are used and say so.
 #include <algorithm>
-#include <charconv>
-#include <limits>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/arch.hpp"
 #include "cmalign/internal/kernel/deriver.hpp"
 #include "cmalign/kernel/versions.hpp"

@@ -1,10 +1,8 @@
 // derive() step for CMA: CMA_MIN_ALIGNMENT_BYTES, CONFIG_CMA / DMA_CMA and MAX_CMA_AREAS.
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/deriver.hpp"
 
 namespace cmalign::kernel::detail {

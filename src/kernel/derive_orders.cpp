@@ -1,7 +1,6 @@
 // derive() steps for the orders: the max order (Kconfig symbol, range, section size), the page
 // block option (v6.16+) and pageblock_order.
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 

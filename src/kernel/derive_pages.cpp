@@ -1,11 +1,9 @@
 // derive() steps for the page size (the arch's choice, the generic symbols, PAGE_SHIFT) and
 // the huge page geometry (HugeTLB, THP).
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "cmalign/core/size.hpp"
 #include "cmalign/internal/kernel/deriver.hpp"
 
 namespace cmalign::kernel::detail {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "cmalign/internal/kernel/rules.hpp"
 #include "cmalign/kernel/model.hpp"
 

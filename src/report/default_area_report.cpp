@@ -1,6 +1,5 @@
 // The default CMA area in explain and boot-check: check's prediction next to the kernel's
 // "cma: " lines (mm/cma.c cma_declare_contiguous_nid(), printed for no node).
-#include <fmt/format.h>
 
 #include "cmalign/report/explain.hpp"
 

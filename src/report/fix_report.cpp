@@ -5,7 +5,6 @@
 
 #include "cmalign/internal/core/bytes.hpp"
 #include "cmalign/internal/report/json.hpp"
-#include "cmalign/report/report.hpp"
 
 namespace cmalign::report {
 

@@ -1,8 +1,6 @@
 // The kernel Model as `calc` and `table` print it (JSON, text, markdown): the report layer.
 #include "cmalign/internal/kernel/report.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
 
 #include "cmalign/core/size.hpp"

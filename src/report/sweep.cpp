@@ -8,6 +8,7 @@
 
 #include "cmalign/core/size.hpp"
 #include "cmalign/internal/report/json.hpp"
+#include "cmalign/kernel/versions.hpp"
 
 namespace cmalign::report {
 

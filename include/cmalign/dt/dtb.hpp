@@ -5,7 +5,6 @@
 // have no source lines: every Location is just the file name.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>

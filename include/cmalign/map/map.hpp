@@ -21,7 +21,6 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/fix/fix.hpp"
 #include "cmalign/kernel/model.hpp"
-#include "cmalign/reserved/regions.hpp"
 
 namespace cmalign::map {
 

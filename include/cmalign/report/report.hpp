@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
-#include "cmalign/reserved/regions.hpp"
 #include "cmalign/version.hpp"
 
 namespace cmalign::report {

@@ -11,7 +11,6 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/version.hpp"
-#include "cmalign/kernel/versions.hpp"
 
 namespace cmalign::report {
 

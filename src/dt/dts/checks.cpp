@@ -1,9 +1,7 @@
 // The checks of dtc's checks.c that change the tree: duplicate names and labels, "name"
 // properties, explicit phandles, phandle and path reference fixups, /omit-if-no-ref/.
 #include <algorithm>
-#include <deque>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 

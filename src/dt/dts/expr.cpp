@@ -1,9 +1,7 @@
 // DTS integers (DT_LITERAL, character literals) and the C expressions of dtc-parser.y.
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
 
 #include "cmalign/internal/dt/dts_parser.hpp"
 

@@ -1,9 +1,6 @@
 // What dtc generates (/__symbols__, /__fixups__, /__local_fixups__, boot cpuid) and the
 // conversion of the resolved tree into a dt::Tree.
 #include <algorithm>
-#include <deque>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 

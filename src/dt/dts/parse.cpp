@@ -10,10 +10,7 @@
 // lexer's skipping and line markers; values are dts/values.cpp, integers and expressions
 // dts/expr.cpp.
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstring>
-#include <filesystem>
 
 #include "cmalign/internal/dt/dts_parser.hpp"
 #include "cmalign/internal/dt/preprocess_engine.hpp"

@@ -13,8 +13,6 @@
 // are dts/checks.cpp, generated nodes and the conversion to dt::Tree dts/generate.cpp.
 #include <algorithm>
 #include <deque>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 

@@ -1,8 +1,6 @@
 // DTS property values: strings, <cells> with references and expressions, [bytes],
 // /incbin/, and /include/ switching the text being lexed.
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 

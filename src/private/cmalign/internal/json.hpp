@@ -6,11 +6,10 @@
 #include <ostream>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/boot_check.hpp"
 #include "cmalign/explain.hpp"
-#include "cmalign/json_api.hpp"
 #include "cmalign/run.hpp"
 #include "cmalign/run_fix.hpp"
 #include "cmalign/sweep.hpp"

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/api.hpp"
 #include "cmalign/boot_check.hpp"

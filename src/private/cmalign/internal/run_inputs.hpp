@@ -4,8 +4,6 @@
 // not installed, and they live in cmalign::detail so that a call to one reads as internal.
 #pragma once
 
-#include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,10 +4,8 @@
 // kernel layer's (cmalign/kernel/zone_layout.hpp).
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cmalign/calc/pcp.hpp"

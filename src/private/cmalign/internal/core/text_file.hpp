@@ -16,7 +16,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/core/limits.hpp"

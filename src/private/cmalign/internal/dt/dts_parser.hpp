@@ -3,12 +3,9 @@
 #pragma once
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstring>
-#include <filesystem>
 
-#include <boost/fusion/include/std_pair.hpp>
+#include <boost/fusion/include/std_pair.hpp> // IWYU pragma: keep (X3 parses into std::pair)
 #include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
 

@@ -9,8 +9,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <fmt/format.h>
-
 #include "cmalign/internal/dt/dts.hpp"
 namespace cmalign::dt::dts_resolver {
 

@@ -21,7 +21,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cmalign/internal/kconfig/model.hpp"
-#include "cmalign/kconfig/kconfig_tree.hpp"
 
 namespace cmalign::kconfig::evaluator {
 

@@ -4,10 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "cmalign/core/diagnostic.hpp"

@@ -2,8 +2,6 @@
 // finalize}.cpp. Not part of the public interface.
 #pragma once
 
-#include <cctype>
-#include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -14,8 +12,6 @@
 #include "cmalign/internal/kconfig/model.hpp"
 
 namespace cmalign::kconfig::model::parser {
-
-namespace fs = std::filesystem;
 
 // Thrown to abandon the parse after a located error (preprocess.c's pperror() exits too).
 struct ParseAbort {};

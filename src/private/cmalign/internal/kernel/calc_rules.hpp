@@ -7,7 +7,6 @@
 #pragma once
 
 #include <span>
-#include <string_view>
 
 #include "cmalign/core/version.hpp"
 

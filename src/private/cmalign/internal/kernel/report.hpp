@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "cmalign/core/diagnostic.hpp"
 #include "cmalign/kernel/model.hpp"
 
 namespace cmalign::kernel {

@@ -1,7 +1,7 @@
 // The memory map as JSON (`map --format json`). Private, as every JSON of the library.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/map/map.hpp"
 

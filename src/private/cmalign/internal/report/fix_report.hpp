@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/core/diagnostic.hpp"
 #include "cmalign/fix/fix.hpp"

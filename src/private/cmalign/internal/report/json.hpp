@@ -2,9 +2,10 @@
 // calc/table objects of a Model (docs/json.md). Private, as every JSON of the library.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/internal/kernel/report.hpp"
+#include "cmalign/kernel/versions.hpp"
 #include "cmalign/report/boot_check.hpp"
 #include "cmalign/report/explain.hpp"
 #include "cmalign/report/report.hpp"

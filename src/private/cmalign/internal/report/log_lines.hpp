@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp> // IWYU pragma: export (callers take the JSON apart)
 
 #include "cmalign/bootlog/bootlog.hpp"
 
