@@ -372,7 +372,9 @@ void add_manual(CLI::App& app) {
     for (const auto& e : examples)
         footer += fmt::format("  {}\n      {}\n", e.command, e.what);
     app.footer(footer);
-    // Hidden (empty group): the build calls them to write cmalign.1 and the completion.
+    // Hidden (empty group): the build calls them to write cmalign.1 and the completion. They act
+    // as soon as they are parsed: CLI11 2.6 checks that a subcommand was given before it runs
+    // the other callbacks.
     app.add_flag_callback(
            "--help-man",
            [&app] {
@@ -380,7 +382,8 @@ void add_manual(CLI::App& app) {
                throw CLI::Success();
            },
            "print the man page (roff)")
-        ->group("");
+        ->group("")
+        ->trigger_on_parse();
     app.add_flag_callback(
            "--help-bash-completion",
            [&app] {
@@ -388,7 +391,8 @@ void add_manual(CLI::App& app) {
                throw CLI::Success();
            },
            "print the bash completion script")
-        ->group("");
+        ->group("")
+        ->trigger_on_parse();
     app.add_flag_callback(
            "--help-zsh-completion",
            [&app] {
@@ -396,7 +400,8 @@ void add_manual(CLI::App& app) {
                throw CLI::Success();
            },
            "print the zsh completion script")
-        ->group("");
+        ->group("")
+        ->trigger_on_parse();
     app.add_flag_callback(
            "--help-fish-completion",
            [&app] {
@@ -404,7 +409,8 @@ void add_manual(CLI::App& app) {
                throw CLI::Success();
            },
            "print the fish completion script")
-        ->group("");
+        ->group("")
+        ->trigger_on_parse();
     app.add_option_function<std::string>(
            "--help-reference",
            [](const std::string& which) {
@@ -413,7 +419,8 @@ void add_manual(CLI::App& app) {
            },
            "print the options reference of docs/cli.md (cli) or docs/json.md (json)")
         ->check(CLI::IsMember({"cli", "json"}))
-        ->group("");
+        ->group("")
+        ->trigger_on_parse();
 }
 
 } // namespace cmalign::cli
