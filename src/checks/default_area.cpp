@@ -252,7 +252,20 @@ std::optional<DefaultArea> default_area(const Context& ctx) {
                  at <= (s.end - 1) >> *m.section_size_bits; ++at)
                 sections.insert(at);
         }
-        for (const auto& e : kernel::allocations_before_default_cma(m, total, sections.size())) {
+        // The linear map leaves out what memblock marks no-map (map_mem()'s for_each_mem_range()).
+        IntervalSet no_map;
+        for (const auto& r : ctx.reservations.regions)
+            if (r.no_map && !r.disabled && r.accepted_by_parser)
+                for (const auto& reg : r.reg)
+                    no_map.add(Interval::of(reg.base, reg.size));
+        for (const auto& p : place_dynamic(ctx))
+            if (p.base && !p.freed && p.region->no_map)
+                no_map.add(Interval::of(*p.base, *p.region->size));
+        std::uint64_t mapped = total;
+        for (const auto& s : ram.spans())
+            for (const auto& n : no_map.spans())
+                if (overlaps(s, n)) mapped -= std::min(s.end, n.end) - std::max(s.begin, n.begin);
+        for (const auto& e : kernel::allocations_before_default_cma(m, mapped, sections.size())) {
             const std::uint64_t at = memblock_find(free_spans(ram, taken), e.size, e.align, 0,
                                                    ~std::uint64_t{0}, page, false);
             if (at && e.kept) taken.add(Interval::of(at, e.kept));

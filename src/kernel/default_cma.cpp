@@ -230,23 +230,68 @@ std::vector<EarlyAllocation> allocations_before_default_cma(const Model& m, std:
     std::vector<EarlyAllocation> out;
     if (m.arch != Arch::arm64 || !m.page_size || !m.section_size_bits) return out;
     const std::uint64_t page = m.page_size;
-    // Page tables of the linear map at page granularity (rodata=full, Debian's default: 8 bytes
-    // per page) and what else comes first; the 3 MiB were measured on Debian's 6.12 arm64
-    // kernels (booted: 512 MiB to 2 GiB of RAM, docs/boot-check.md).
-    const std::uint64_t tables = ram / page * 8 + (std::uint64_t{3} << 20);
-    out.push_back(
-        {tables, page, tables, "the linear map's page tables and other early allocations"});
+    const std::uint64_t entries = page / 8; // a table page's descriptors
+    const DefaultCmaConfig d = m.default_cma.value_or(DefaultCmaConfig{});
+    const auto pages = [&](std::uint64_t bytes) { return (bytes + page - 1) / page * page; };
+    // KFENCE's pool: arch/arm64/mm/mmu.c map_mem() takes it from memblock before the linear map
+    // (arm64_kfence_alloc_pool(), 7.2.13 arm64_kfence_map_pool()) when kfence_early_init, that is
+    // CONFIG_KFENCE_SAMPLE_INTERVAL != 0 (read in 6.1.192, 6.12.117, 7.2.13; older kernels
+    // allocate it in mm_init(), after setup_arch()). KFENCE_POOL_SIZE is
+    // (CONFIG_KFENCE_NUM_OBJECTS + 1) * 2 * PAGE_SIZE (include/linux/kfence.h).
+    const bool kfence_early_pool =
+        m.version >= KernelVersion{6, 1, 0} && d.kfence && d.kfence_sample_ms != 0;
+    if (kfence_early_pool) {
+        const std::uint64_t pool = static_cast<std::uint64_t>(d.kfence_objects + 1) * 2 * page;
+        out.push_back({pool, page, pool, "KFENCE's pool (arch/arm64/mm/mmu.c map_mem())"});
+    }
+    // The linear map is page-granular when arch/arm64/mm/mmu.c map_mem() passes
+    // NO_BLOCK_MAPPINGS: rodata_full || debug_pagealloc_enabled() in 5.10.223;
+    // can_set_direct_map() adds KFENCE without its early pool (arch/arm64/mm/pageattr.c,
+    // asm/kfence.h arm64_kfence_can_set_direct_map(): 6.1.192, 6.12.117; 5.12 to 6.0 any
+    // CONFIG_KFENCE [likely]); 7.2.13's force_pte_mapping() the same, with rodata_full always true
+    // (CONFIG_RODATA_FULL_DEFAULT_ENABLED is gone, pageattr.c) unless the CPU is on
+    // cpu_supports_bbml2_noabort()'s list (Cortex-X4, Neoverse V3, AmpereOne...; not QEMU's
+    // `max`): taken as not. Kconfig's default for the symbol is y.
+    const bool kfence_forces = d.kfence && !kfence_early_pool;
+    const bool page_granular = d.rodata_full.value_or(true) || d.debug_pagealloc || kfence_forces;
+    // Page-table pages come from memblock one at a time (early_pgtable_alloc()): one PTE table
+    // per PMD's span of RAM when page-granular, one PMD table per PUD's span.
+    const std::uint64_t pmd_span = page * entries;
+    std::uint64_t tables = page_granular ? pages(ram / pmd_span * page) : 0;
+    tables += pages((ram + pmd_span * entries - 1) / (pmd_span * entries) * page);
+    // What else comes first: the kernel image's own tables, unflatten_device_tree()'s copy of
+    // the tree, NODE_DATA and NUMA's distance table (drivers/base/arch_numa.c). Measured, not
+    // derived: the booted Debian 5.10, 6.1 and 7.2 arm64 4K kernels with 1 GiB of RAM print
+    // NODE_DATA 37 to 67 KiB below their linear map's tables (docs/boot-check.md).
+    tables += std::uint64_t{64} << 10;
+    out.push_back({tables, page, tables,
+                   page_granular ? "the linear map's page tables (page-granular), NODE_DATA and "
+                                   "the unflattened tree"
+                                 : "the linear map's page tables (block-mapped), NODE_DATA and "
+                                   "the unflattened tree"});
     // bootmem_init() calls sparse_init() before dma_contiguous_reserve() in 5.10.223, 6.1.192 and
     // 6.12.117 (arch/arm64/mm/init.c); 7.2.13 calls it from free_area_init() (mm/mm_init.c), in
     // mm_core_init_early() after setup_arch(): the memmap comes after the area (the cut between
     // 6.12.117 and 7.2.13 taken at v6.16 [likely]). Booted on 7.2 arm64 4K: the area lies 16 MiB
     // per GiB of RAM higher than with the memmap first.
     if (m.version >= KernelVersion{6, 16, 0}) return out;
+    // mm/sparse.c memblocks_present() first: with SPARSEMEM_EXTREME the array of section roots,
+    // NR_SECTION_ROOTS pointers (2^(MAX_PHYSMEM_BITS - SECTION_SIZE_BITS) sections,
+    // PAGE_SIZE / sizeof(struct mem_section) per root; the struct is 32 bytes with
+    // CONFIG_PAGE_EXTENSION, else 16; include/linux/mmzone.h), aligned to the cache line, and one
+    // page of sections (sparse_index_init()): 2 MiB on 6.12's 52-bit 4K kernel, 128 KiB on 6.1's
+    // 48-bit one (5.10.223, 6.1.192, 6.12.117; MAX_PHYSMEM_BITS is CONFIG_ARM64_PA_BITS).
+    if (d.sparsemem_extreme && d.phys_addr_bits > *m.section_size_bits) {
+        const std::uint64_t per_root = page / (d.page_extension ? 32 : 16);
+        const std::uint64_t count = std::uint64_t{1} << (d.phys_addr_bits - *m.section_size_bits);
+        const std::uint64_t roots = (count + per_root - 1) / per_root * 8 + page;
+        out.push_back({roots, 64, roots, "the memory sections' roots (mm/sparse.c)"});
+    }
     // struct page is 64 bytes; PMD_SIZE is PAGE_SIZE * PAGE_SIZE / 8.
     const std::uint64_t pages_per_section = std::uint64_t{1}
                                             << (*m.section_size_bits - m.page_shift);
     const std::uint64_t memmap = pages_per_section * 64;
-    const std::uint64_t pmd = page * (page / 8);
+    const std::uint64_t pmd = page * entries;
     const std::uint64_t map_size = (memmap + pmd - 1) / pmd * pmd;
     const bool pmd_mapped = page == 4096;
     out.push_back({map_size * sections, map_size,

@@ -139,6 +139,22 @@ void Deriver::resolve_default_cma() {
     d.zone_dma = flag("ZONE_DMA").value_or(arch.zone_dma_default);
     d.zone_dma32 = flag("ZONE_DMA32").value_or(arch.zone_dma32_default);
     d.highmem = flag("HIGHMEM").value_or(false);
+    if (m_.arch == Arch::arm64) {
+        d.rodata_full = flag("RODATA_FULL_DEFAULT_ENABLED");
+        d.debug_pagealloc = flag("DEBUG_PAGEALLOC_ENABLE_DEFAULT").value_or(false);
+        d.kfence = flag("KFENCE").value_or(false);
+        const auto int_or = [&](const char* symbol, long long fallback) {
+            const auto* e = entry(symbol);
+            const auto v = e ? parse_int(e->value) : std::nullopt;
+            return v && *v >= 0 ? *v : fallback;
+        };
+        // mm/kfence/Kconfig and arch/arm64/Kconfig defaults (6.1.192, 6.12.117, 7.2.13).
+        d.kfence_sample_ms = int_or("KFENCE_SAMPLE_INTERVAL", 100);
+        d.kfence_objects = int_or("KFENCE_NUM_OBJECTS", 255);
+        d.phys_addr_bits = static_cast<int>(int_or("ARM64_PA_BITS", 48));
+        d.sparsemem_extreme = flag("SPARSEMEM_EXTREME").value_or(true);
+        d.page_extension = flag("PAGE_EXTENSION").value_or(false);
+    }
     m_.default_cma = d;
     std::optional<long long> bytes;
     std::string rule;

@@ -23,6 +23,12 @@ kernel::Model with_default_area(kernel::Model m, std::uint64_t mbytes) {
     kernel::DefaultCmaConfig d;
     d.mbytes = mbytes;
     d.zone_dma = d.zone_dma32 = true;
+    // Debian 6.12's and 7.2's arm64: 52-bit physical addresses, PAGE_EXTENSION, KFENCE without
+    // its boot-time pool (CONFIG_KFENCE_SAMPLE_INTERVAL=0).
+    d.phys_addr_bits = 52;
+    d.page_extension = true;
+    d.kfence = true;
+    d.kfence_sample_ms = 0;
     m.default_cma = d;
     return m;
 }
@@ -168,25 +174,37 @@ TEST_CASE("default CMA area: what cmdline-cma reports about cma= is not reported
 }
 
 TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the top") {
-    // 16K pages, 128 MiB sections: 3.5 MiB of page tables at the top, then the 256 MiB memmap
-    // buffer aligned to 32 MiB below them, of which only the bottom 4 MiB stays: the area
-    // (32 MiB) goes right below the page tables' 32 MiB block, as booted on 6.12-arm64-16k.
+    // 16K pages, 128 MiB sections: 0.6 MiB of page tables and 0.5 MiB of section roots at the
+    // top, then the 256 MiB memmap buffer aligned to 32 MiB below them, of which only the bottom
+    // 4 MiB stays: the area (32 MiB) goes right below the top 32 MiB block, as booted on
+    // 6.12-arm64-16k.
     auto m = with_default_area(arm64_612(16384), 16);
     m.section_size_bits = 27;
     auto r = checks::run(board({}), m, {});
     REQUIRE(r.default_area);
     CHECK(r.default_area->base == std::optional<std::uint64_t>(0x7c000000));
-    // 4K pages: 5 MiB of tables, then 8 sections x 2 MiB of memmap, all kept.
+    // 4K pages: 2 MiB of PTE tables for 1 GiB (and 68 KiB more), 2 MiB of section roots
+    // (2^25 sections at 128 per root), then 8 sections x 2 MiB of memmap, all kept.
     auto m4 = with_default_area(arm64_612(4096), 64);
     m4.section_size_bits = 27;
     auto r4 = checks::run(board({}), m4, {});
     REQUIRE(r4.default_area);
     CHECK(r4.default_area->base == std::optional<std::uint64_t>(0x7aa00000));
-    // 7.2.13 calls sparse_init() from free_area_init(), after the area: only the 5 MiB of tables.
+    // 7.2.13 calls sparse_init() from free_area_init(), after the area: only the tables.
     m4.version = *KernelVersion::parse("7.2.13");
     auto r72 = checks::run(board({}), m4, {});
     REQUIRE(r72.default_area);
-    CHECK(r72.default_area->base == std::optional<std::uint64_t>(0x7ba00000));
+    CHECK(r72.default_area->base == std::optional<std::uint64_t>(0x7bc00000));
+    // KFENCE with a sample interval takes its 2 MiB pool ((255 + 1) * 2 pages) first.
+    auto kfence = m4;
+    kfence.default_cma->kfence_sample_ms = 100;
+    auto rk = checks::run(board({}), kfence, {});
+    REQUIRE(rk.default_area);
+    CHECK(rk.default_area->base == std::optional<std::uint64_t>(0x7ba00000));
+    // 512 MiB of no-map memory is not in the linear map: 1 MiB of PTE tables less.
+    auto rn = checks::run(board({no_map("carve@50000000", 0x50000000, 512 * mib)}), m4, {});
+    REQUIRE(rn.default_area);
+    CHECK(rn.default_area->base == std::optional<std::uint64_t>(0x7be00000));
 }
 
 namespace {

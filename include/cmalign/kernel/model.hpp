@@ -56,6 +56,17 @@ struct DefaultCmaConfig {
     bool zone_dma = false;    // CONFIG_ZONE_DMA
     bool zone_dma32 = false;  // CONFIG_ZONE_DMA32
     bool highmem = false;     // CONFIG_HIGHMEM
+    // What arm64 allocates from memblock before the area (allocations_before_default_cma()).
+    // CONFIG_RODATA_FULL_DEFAULT_ENABLED: nullopt when the configuration lacks the symbol
+    // (Kconfig default y; 7.2 dropped it, rodata_full is then always true).
+    std::optional<bool> rodata_full;
+    bool debug_pagealloc = false;     // CONFIG_DEBUG_PAGEALLOC_ENABLE_DEFAULT
+    bool kfence = false;              // CONFIG_KFENCE
+    long long kfence_sample_ms = 100; // CONFIG_KFENCE_SAMPLE_INTERVAL (0: no pool at boot)
+    long long kfence_objects = 255;   // CONFIG_KFENCE_NUM_OBJECTS
+    int phys_addr_bits = 48;          // CONFIG_ARM64_PA_BITS (MAX_PHYSMEM_BITS)
+    bool sparsemem_extreme = true;    // CONFIG_SPARSEMEM_EXTREME
+    bool page_extension = false;      // CONFIG_PAGE_EXTENSION: a 32-byte struct mem_section
 };
 
 // Where the kernel's image lies in RAM and how much of it memblock reserves, as far as the

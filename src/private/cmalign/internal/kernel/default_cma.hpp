@@ -93,8 +93,9 @@ struct EarlyAllocation {
     std::uint64_t kept = 0; // the part that stays reserved, at the bottom of the block
     std::string what;
 };
+// `mapped_bytes`: the RAM the linear map covers (all but no-map regions).
 std::vector<EarlyAllocation> allocations_before_default_cma(const Model& model,
-                                                            std::uint64_t ram_bytes,
+                                                            std::uint64_t mapped_bytes,
                                                             std::uint64_t present_sections);
 
 // Whether dma_contiguous_reserve() runs before the static nodes are set up: from the v6.13
