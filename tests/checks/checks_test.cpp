@@ -10,19 +10,13 @@
 
 #include "cmalign/checks/checks.hpp"
 #include "support/dt_builder.hpp"
+#include "support/findings.hpp"
 #include "support/models.hpp"
 
 using namespace cmalign;
 using namespace cmalign::test;
 
 namespace {
-
-std::vector<Diagnostic> findings(const checks::Result& r, const std::string& check) {
-    std::vector<Diagnostic> out;
-    for (const auto& d : r.diagnostics)
-        if (d.check == check) out.push_back(d);
-    return out;
-}
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
@@ -37,7 +31,7 @@ checks::Result check_tree(const dt::Tree& t, const kernel::Model& m, checks::Opt
 TEST_CASE("cma-size-alignment: a 4 MiB pool is lost on 16K pages and fine on 4K") {
     auto t = board({cma_pool("cma_test_reserve", 4u << 20, 24)});
     auto r16 = check_tree(t, arm64_612(16384));
-    auto f = findings(r16, "cma-size-alignment");
+    auto f = findings_of(r16, "cma-size-alignment");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(f[0].node == "/reserved-memory/cma_test_reserve");
@@ -51,10 +45,10 @@ TEST_CASE("cma-size-alignment: a 4 MiB pool is lost on 16K pages and fine on 4K"
     CHECK(f[0].fix[0].old_value == 4u << 20);
     CHECK(f[0].fix[0].new_value == 32u << 20); // smallest multiple of 32 MiB not below 4 MiB
 
-    CHECK(findings(check_tree(t, arm64_612(4096)), "cma-size-alignment").empty());
+    CHECK(findings_of(check_tree(t, arm64_612(4096)), "cma-size-alignment").empty());
     // 40 MiB on 16K pages rounds up to 64 MiB.
     auto t40 = board({cma_pool("p", 40u << 20)});
-    auto f40 = findings(check_tree(t40, arm64_612(16384)), "cma-size-alignment");
+    auto f40 = findings_of(check_tree(t40, arm64_612(16384)), "cma-size-alignment");
     REQUIRE(f40.size() == 1);
     CHECK(f40[0].fix.at(0).new_value == 64u << 20);
 }
@@ -66,24 +60,25 @@ TEST_CASE("cma-size-alignment when the kernel decides the alignment at boot") {
     m.cma_min_alignment_bytes.reset();
     m.pageblock_order_range = std::pair{5, 8}; // 2 MiB (radix) .. 16 MiB (hash)
     auto small = board({cma_pool("p", 1u << 20)});
-    auto f = findings(check_tree(small, m), "cma-size-alignment");
+    auto f = findings_of(check_tree(small, m), "cma-size-alignment");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error); // below even the smallest possible alignment
     auto mid = board({cma_pool("p", 4u << 20)});
-    auto g = findings(check_tree(mid, m), "cma-size-alignment");
+    auto g = findings_of(check_tree(mid, m), "cma-size-alignment");
     REQUIRE(g.size() == 1);
     CHECK(g[0].severity == Severity::warning); // fine on radix, lost on hash
     CHECK(g[0].fix.at(0).new_value == 16u << 20);
-    CHECK(findings(check_tree(board({cma_pool("p", 16u << 20)}), m), "cma-size-alignment").empty());
+    CHECK(findings_of(check_tree(board({cma_pool("p", 16u << 20)}), m), "cma-size-alignment")
+              .empty());
     m.pageblock_order_range.reset();
-    auto h = findings(check_tree(mid, m), "cma-size-alignment");
+    auto h = findings_of(check_tree(mid, m), "cma-size-alignment");
     REQUIRE(h.size() == 1);
     CHECK(h[0].severity == Severity::note);
 }
 
 TEST_CASE("cma-base-alignment: only a static base can be misaligned") {
     auto bad = board({cma_static("pool@41000000", 0x41000000, 32u << 20, 9)});
-    auto f = findings(check_tree(bad, arm64_612(16384)), "cma-base-alignment");
+    auto f = findings_of(check_tree(bad, arm64_612(16384)), "cma-base-alignment");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(f[0].where == Location{"board.dts", 9, 21});
@@ -93,8 +88,8 @@ TEST_CASE("cma-base-alignment: only a static base can be misaligned") {
     auto good = board({cma_static("pool@42000000", 0x42000000, 32u << 20)});
     CHECK(check_tree(good, arm64_612(16384)).diagnostics.empty());
     // A dynamic pool's base is aligned by the kernel itself.
-    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
-                   "cma-base-alignment")
+    CHECK(findings_of(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
+                      "cma-base-alignment")
               .empty());
 }
 
@@ -102,7 +97,7 @@ TEST_CASE("reserved-memory-format: cells unlike the root's, with the version's p
     auto t = board({cma_pool("linux,cma", 32u << 20)});
     auto* rm = const_cast<dt::Node*>(t.find("/reserved-memory"));
     *rm->find_property("#address-cells") = cells("#address-cells", {1}, 5);
-    auto f = findings(check_tree(t, arm64_612(16384)), "reserved-memory-format");
+    auto f = findings_of(check_tree(t, arm64_612(16384)), "reserved-memory-format");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(f[0].where.line == 5);
@@ -111,18 +106,18 @@ TEST_CASE("reserved-memory-format: cells unlike the root's, with the version's p
     CHECK(contains(f[0].message, "#address-cells is 1, the root's is 2"));
     auto m61 = arm64_612(16384);
     m61.version = *KernelVersion::parse("6.1.192");
-    CHECK(contains(findings(check_tree(t, m61), "reserved-memory-format").at(0).message,
+    CHECK(contains(findings_of(check_tree(t, m61), "reserved-memory-format").at(0).message,
                    "\"OF: fdt: Reserved memory: unsupported node format"));
     // Ignored pools are not judged further.
-    CHECK(findings(check_tree(t, arm64_612(16384)), "cma-size-alignment").empty());
-    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
-                   "reserved-memory-format")
+    CHECK(findings_of(check_tree(t, arm64_612(16384)), "cma-size-alignment").empty());
+    CHECK(findings_of(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612(16384)),
+                      "reserved-memory-format")
               .empty());
 }
 
 TEST_CASE("property-length: the kernel's message for each property") {
     auto bad_reg = node("r@1", {cells("reg", {0, 0x50000000, 0}, 7)});
-    auto f = findings(check_tree(board({bad_reg}), arm64_612()), "property-length");
+    auto f = findings_of(check_tree(board({bad_reg}), arm64_612()), "property-length");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "invalid reg property in 'r@1', skipping node."));
@@ -130,21 +125,21 @@ TEST_CASE("property-length: the kernel's message for each property") {
 
     auto bad_size = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
                                cells("size", {0x2000000})});
-    auto g = findings(check_tree(board({bad_size}), arm64_612()), "property-length");
+    auto g = findings_of(check_tree(board({bad_size}), arm64_612()), "property-length");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "invalid size property in 'p' node."));
 
-    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "property-length")
+    CHECK(findings_of(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "property-length")
               .empty());
 
     auto disabled = bad_reg;
     disabled.properties.push_back(str("status", {"disabled"}));
-    CHECK(findings(check_tree(board({disabled}), arm64_612()), "property-length").empty());
+    CHECK(findings_of(check_tree(board({disabled}), arm64_612()), "property-length").empty());
 
     auto multi =
         node("m@1", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
                      cells("reg", {0, 0x42000000, 0, 0x2000000, 0, 0x46000000, 0, 0x2000000})});
-    auto h = findings(check_tree(board({multi}), arm64_612()), "property-length");
+    auto h = findings_of(check_tree(board({multi}), arm64_612()), "property-length");
     REQUIRE(h.size() == 1);
     CHECK(h[0].severity == Severity::warning);
     CHECK(contains(h[0].message, "ignores 1 regions in node 'm@1'"));
@@ -152,10 +147,10 @@ TEST_CASE("property-length: the kernel's message for each property") {
 
 TEST_CASE("zero-size") {
     auto z = node("z@1", {cells("reg", {0, 0x50000000, 0, 0})});
-    auto f = findings(check_tree(board({z}), arm64_612()), "zero-size");
+    auto f = findings_of(check_tree(board({z}), arm64_612()), "zero-size");
     REQUIRE(f.size() == 1);
     CHECK(contains(f[0].message, "failed to reserve memory for node 'z@1'"));
-    CHECK(findings(
+    CHECK(findings_of(
               check_tree(board({node("n@1", {cells("reg", {0, 0x50000000, 0, 1})})}), arm64_612()),
               "zero-size")
               .empty());
@@ -164,15 +159,15 @@ TEST_CASE("zero-size") {
 TEST_CASE("reusable-no-map") {
     auto both = cma_pool("both", 32u << 20);
     both.properties.push_back(flag("no-map"));
-    auto f = findings(check_tree(board({both}), arm64_612()), "reusable-no-map");
+    auto f = findings_of(check_tree(board({both}), arm64_612()), "reusable-no-map");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "node both compatible matching fail"));
-    CHECK(findings(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "reusable-no-map")
+    CHECK(findings_of(check_tree(board({cma_pool("p", 32u << 20)}), arm64_612()), "reusable-no-map")
               .empty());
     auto other =
         node("o@1", {flag("reusable"), flag("no-map"), cells("reg", {0, 0x50000000, 0, 0x1000})});
-    auto g = findings(check_tree(board({other}), arm64_612()), "reusable-no-map");
+    auto g = findings_of(check_tree(board({other}), arm64_612()), "reusable-no-map");
     REQUIRE(g.size() == 1);
     // Not a pool: the kernel only lists it ("… nomap reusable o@1"), nothing is lost.
     CHECK(g[0].severity == Severity::note);
@@ -184,7 +179,7 @@ TEST_CASE("reusable-no-map from v7.1: both handlers decline with -ENODEV, the re
     auto at = [&](const char* version) {
         auto m = arm64_612();
         m.version = *KernelVersion::parse(version);
-        auto f = findings(check_tree(board({both}), m), "reusable-no-map");
+        auto f = findings_of(check_tree(board({both}), m), "reusable-no-map");
         REQUIRE(f.size() == 1);
         CHECK(f[0].severity == Severity::error);
         return f[0].message;
@@ -215,14 +210,15 @@ TEST_CASE("cma-disabled from v7.1: rmem_dma_setup() declines reusable, the memor
     m.dma_cma = false;
     m.dma_declare_coherent = true;
     m.version = *KernelVersion::parse("7.2");
-    auto f = findings(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
+    auto f = findings_of(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "-ENODEV"));
     CHECK(contains(f[0].message, "stays reserved"));
     CHECK_FALSE(contains(f[0].message, "compatible matching fail"));
     m.version = *KernelVersion::parse("7.0");
-    auto old = findings(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
+    auto old =
+        findings_of(check_tree(board({cma_pool("linux,cma", 32u << 20)}), m), "cma-disabled");
     REQUIRE(old.size() == 1);
     CHECK(contains(old[0].message, "frees the memory"));
 }
@@ -238,7 +234,7 @@ TEST_CASE("a multi-tuple reg from v7.2: only the first tuple is reserved, the no
     CHECK(region.accepted_by_parser);
     CHECK_FALSE(region.multi_tuple_dropped);
     CHECK(region.extra_tuples_unreserved);
-    auto f = findings(r, "property-length");
+    auto f = findings_of(r, "property-length");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "OF: reserved mem: Reserved memory: node 'fw@42000000' has 2 "
@@ -255,19 +251,19 @@ TEST_CASE("coherent-no-map: arm needs no-map on a coherent pool") {
                                       cells("reg", {0x50000000, 0x100000})});
     auto m = arm64_612(4096);
     m.arch = kernel::Arch::arm;
-    auto f = findings(check_tree(board({pool}, 1, 1), m), "coherent-no-map");
+    auto f = findings_of(check_tree(board({pool}, 1, 1), m), "coherent-no-map");
     REQUIRE(f.size() == 1);
     CHECK(contains(f[0].message, "Reserved memory: regions without no-map are not yet supported"));
-    CHECK(findings(check_tree(board({pool}, 1, 1), arm64_612(4096)), "coherent-no-map").empty());
+    CHECK(findings_of(check_tree(board({pool}, 1, 1), arm64_612(4096)), "coherent-no-map").empty());
     pool.properties.push_back(flag("no-map"));
-    CHECK(findings(check_tree(board({pool}, 1, 1), m), "coherent-no-map").empty());
+    CHECK(findings_of(check_tree(board({pool}, 1, 1), m), "coherent-no-map").empty());
 }
 
 TEST_CASE("overlap") {
     auto a = node("a@50000000", {cells("reg", {0, 0x50000000, 0, 0x200000})});
     auto b = node("b@50100000", {cells("reg", {0, 0x50100000, 0, 0x200000})});
     auto c = node("c@50300000", {cells("reg", {0, 0x50300000, 0, 0x100000})}); // touches b's end
-    auto f = findings(check_tree(board({a, b, c}), arm64_612()), "overlap");
+    auto f = findings_of(check_tree(board({a, b, c}), arm64_612()), "overlap");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::warning);
     CHECK(f[0].node == "/reserved-memory/b@50100000");
@@ -275,18 +271,18 @@ TEST_CASE("overlap") {
     CHECK(contains(f[0].message,
                    "a@50000000 (0x0000000050000000--0x0000000050200000) overlaps with "
                    "b@50100000 (0x0000000050100000--0x0000000050300000)"));
-    CHECK(findings(check_tree(board({a, c}), arm64_612()), "overlap").empty());
+    CHECK(findings_of(check_tree(board({a, c}), arm64_612()), "overlap").empty());
 
     auto t = board({cma_static("cma@42000000", 0x42000000, 32u << 20)});
     t.memreserve.push_back({0x42100000, 0x1000, {}});
-    auto g = findings(check_tree(t, arm64_612()), "overlap");
+    auto g = findings_of(check_tree(t, arm64_612()), "overlap");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "/memreserve/"));
 
     // Two identical CMA pools both become areas: the boot dies or runs on corrupted.
     auto twins = board({cma_static("p@60000000", 0x60000000, 32u << 20),
                         cma_static("q@60000000", 0x60000000, 32u << 20)});
-    auto h = findings(check_tree(twins, arm64_612()), "overlap");
+    auto h = findings_of(check_tree(twins, arm64_612()), "overlap");
     REQUIRE(h.size() == 1);
     CHECK(h[0].severity == Severity::error);
     CHECK(contains(h[0].message, "a kernel BUG in the list checks"));
@@ -297,7 +293,7 @@ TEST_CASE("overlap: a no-map region over memory already reserved is refused") {
     auto pool = cma_static("ovla0@60000000", 0x60000000, 32u << 20);
     auto nomap =
         node("ovlb0@60000000", {cells("reg", {0, 0x60000000, 0, 128u << 20}), flag("no-map")});
-    auto f = findings(check_tree(board({pool, nomap}), arm64_612()), "overlap");
+    auto f = findings_of(check_tree(board({pool, nomap}), arm64_612()), "overlap");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(f[0].node == "/reserved-memory/ovlb0@60000000");
@@ -305,7 +301,7 @@ TEST_CASE("overlap: a no-map region over memory already reserved is refused") {
                                  "for node 'ovlb0@60000000': base 0x0000000060000000, size 128 "
                                  "MiB\""));
     // The other order: the no-map region is reserved first and the pool only overlaps it.
-    auto g = findings(check_tree(board({nomap, pool}), arm64_612()), "overlap");
+    auto g = findings_of(check_tree(board({nomap, pool}), arm64_612()), "overlap");
     REQUIRE(g.size() == 1);
     CHECK(g[0].severity == Severity::warning);
     // Outside RAM: refused by 5.10, not from v5.13 [likely] (only over RAM).
@@ -314,24 +310,24 @@ TEST_CASE("overlap: a no-map region over memory already reserved is refused") {
         node("n@96000000", {cells("reg", {0, 0x96000000, 0, 128u << 20}), flag("no-map")});
     auto old_kernel = arm64_612();
     old_kernel.version = *KernelVersion::parse("5.10.223");
-    auto o = findings(check_tree(board({far_pool, far_nomap}), old_kernel), "overlap");
+    auto o = findings_of(check_tree(board({far_pool, far_nomap}), old_kernel), "overlap");
     REQUIRE(o.size() == 1);
     CHECK(contains(o[0].message, "OF: fdt: Reserved memory: failed to reserve memory"));
-    auto n = findings(check_tree(board({far_pool, far_nomap}), arm64_612()), "overlap");
+    auto n = findings_of(check_tree(board({far_pool, far_nomap}), arm64_612()), "overlap");
     REQUIRE(n.size() == 1);
     CHECK(n[0].severity == Severity::warning);
 }
 
 TEST_CASE("outside-memory") {
     auto out = cma_static("cma@90000000", 0x90000000, 32u << 20); // RAM is 0x40000000..0x80000000
-    auto f = findings(check_tree(board({out}), arm64_612()), "outside-memory");
+    auto f = findings_of(check_tree(board({out}), arm64_612()), "outside-memory");
     REQUIRE(f.size() == 1);
     // Beyond the end of RAM the boot dies (booted on the suite's kernels).
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "lies beyond the end of RAM (0x80000000)"));
     CHECK(contains(f[0].message, "the boot dies"));
     auto crossing = cma_static("cma@7f000000", 0x7f000000, 32u << 20);
-    auto fc = findings(check_tree(board({crossing}), arm64_612()), "outside-memory");
+    auto fc = findings_of(check_tree(board({crossing}), arm64_612()), "outside-memory");
     REQUIRE(fc.size() == 1);
     CHECK(fc[0].severity == Severity::error);
     CHECK(contains(fc[0].message, "crosses the end of RAM"));
@@ -341,25 +337,25 @@ TEST_CASE("outside-memory") {
     holed.root.children.push_back(
         node("memory@90000000",
              {str("device_type", {"memory"}), cells("reg", {0, 0x90000000, 0, 0x10000000})}));
-    auto fh = findings(check_tree(holed, arm64_612()), "outside-memory");
+    auto fh = findings_of(check_tree(holed, arm64_612()), "outside-memory");
     REQUIRE(fh.size() == 1);
     CHECK(fh[0].severity == Severity::warning);
     CHECK(contains(fh[0].message, "cma: CMA area cma@8a000000 could not be activated"));
-    CHECK(findings(
+    CHECK(findings_of(
               check_tree(board({cma_static("cma@42000000", 0x42000000, 32u << 20)}), arm64_612()),
               "outside-memory")
               .empty());
     auto firmware = node("fw@f0000000", {flag("no-map"), cells("reg", {0, 0xf0000000, 0, 0x1000})});
-    CHECK(findings(check_tree(board({firmware}), arm64_612()), "outside-memory").empty());
+    CHECK(findings_of(check_tree(board({firmware}), arm64_612()), "outside-memory").empty());
 
     auto ranged = cma_pool("r", 64u << 20);
     ranged.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
-    auto g = findings(check_tree(board({ranged}), arm64_612()), "outside-memory");
+    auto g = findings_of(check_tree(board({ranged}), arm64_612()), "outside-memory");
     REQUIRE(g.size() == 1);                  // only 32 MiB of that range is RAM
     CHECK(g[0].severity == Severity::error); // the pool is lost on this tree's memory
     auto fits = cma_pool("r", 32u << 20);
     fits.properties.push_back(cells("alloc-ranges", {0, 0x7e000000, 0, 0x10000000}));
-    CHECK(findings(check_tree(board({fits}), arm64_612()), "outside-memory").empty());
+    CHECK(findings_of(check_tree(board({fits}), arm64_612()), "outside-memory").empty());
 }
 
 TEST_CASE("outside-memory: non-CMA regions outside RAM are what the kernel expects") {
@@ -371,12 +367,12 @@ TEST_CASE("outside-memory: non-CMA regions outside RAM are what the kernel expec
                                           cells("reg", {0, 0x20000000, 0, 0x400000})});
     auto t = board({vram, carve, restricted});
     auto r = check_tree(t, arm64_612());
-    CHECK(findings(r, "outside-memory").empty());
-    CHECK(findings(r, "outside-memory-device").empty()); // off by default
+    CHECK(findings_of(r, "outside-memory").empty());
+    CHECK(findings_of(r, "outside-memory-device").empty()); // off by default
     CHECK(r.count(Severity::warning) == 0);
     checks::Options on;
     on.switches.push_back({checks::Switch::Kind::enable_warning, "outside-memory-device"});
-    auto notes = findings(check_tree(t, arm64_612(), on), "outside-memory-device");
+    auto notes = findings_of(check_tree(t, arm64_612(), on), "outside-memory-device");
     REQUIRE(notes.size() == 3);
     for (const auto& n : notes) {
         CHECK(n.severity == Severity::note);
@@ -387,7 +383,7 @@ TEST_CASE("outside-memory: non-CMA regions outside RAM are what the kernel expec
     two.root.children[0].properties[1] =
         cells("reg", {0, 0x40000000, 0, 0x40000000, 0, 0x80000000, 0, 0x10000000});
     REQUIRE(two.root.children[0].name.rfind("memory", 0) == 0);
-    CHECK(findings(check_tree(two, arm64_612()), "outside-memory").empty());
+    CHECK(findings_of(check_tree(two, arm64_612()), "outside-memory").empty());
 }
 
 TEST_CASE("cma-areas") {
@@ -395,7 +391,7 @@ TEST_CASE("cma-areas") {
     m.cma_areas = 2;
     auto three =
         board({cma_pool("a", 32u << 20), cma_pool("b", 32u << 20), cma_pool("c", 32u << 20)});
-    auto f = findings(check_tree(three, m), "cma-areas");
+    auto f = findings_of(check_tree(three, m), "cma-areas");
     REQUIRE(f.size() == 2);
     CHECK(f[0].severity == Severity::error);
     CHECK(f[0].node == "/reserved-memory/c");
@@ -405,17 +401,17 @@ TEST_CASE("cma-areas") {
     CHECK(f[1].node == "/reserved-memory/b");
     CHECK(contains(f[1].message, "the first 2 of 3 CMA pools fill all 2 MAX_CMA_AREAS slots"));
     auto two = board({cma_pool("a", 32u << 20), cma_pool("b", 32u << 20)});
-    auto g = findings(check_tree(two, m), "cma-areas");
+    auto g = findings_of(check_tree(two, m), "cma-areas");
     REQUIRE(g.size() == 1);
     CHECK(g[0].severity == Severity::warning);
-    CHECK(findings(check_tree(board({cma_pool("a", 32u << 20)}), m), "cma-areas").empty());
+    CHECK(findings_of(check_tree(board({cma_pool("a", 32u << 20)}), m), "cma-areas").empty());
 }
 
 TEST_CASE("cma-disabled") {
     auto m = arm64_612();
     m.dma_cma = false;
     auto t = board({cma_pool("linux,cma", 32u << 20)});
-    auto f = findings(check_tree(t, m), "cma-disabled");
+    auto f = findings_of(check_tree(t, m), "cma-disabled");
     REQUIRE(f.size() == 1);
     // A pool the kernel does not create is an error whatever the reason.
     CHECK(f[0].severity == Severity::error);
@@ -424,24 +420,24 @@ TEST_CASE("cma-disabled") {
     CHECK(contains(f[0].message, "with CONFIG_DMA_DECLARE_COHERENT=y"));
     CHECK(contains(f[0].message, "\"OF: reserved mem: node linux,cma compatible matching fail\""));
     m.dma_declare_coherent = true; // rmem_dma_setup() returns -EINVAL for reusable: freed
-    auto freed = findings(check_tree(t, m), "cma-disabled");
+    auto freed = findings_of(check_tree(t, m), "cma-disabled");
     REQUIRE(freed.size() == 1);
     CHECK(contains(freed[0].message, "frees the memory"));
     CHECK_FALSE(contains(freed[0].message, "stays reserved"));
     m.dma_declare_coherent = false; // no handler at all: -ENOENT, kept but unusable
-    auto kept = findings(check_tree(t, m), "cma-disabled");
+    auto kept = findings_of(check_tree(t, m), "cma-disabled");
     REQUIRE(kept.size() == 1);
     CHECK(contains(kept[0].message, "stays reserved"));
     CHECK_FALSE(contains(kept[0].message, "compatible matching fail"));
     m.cma = false;
-    auto no_cma = findings(check_tree(t, m), "cma-disabled");
+    auto no_cma = findings_of(check_tree(t, m), "cma-disabled");
     REQUIRE(no_cma.size() == 1);
     CHECK(contains(no_cma[0].message, "CONFIG_CMA is not set"));
     m.cma = true;
     auto r = check_tree(t, m);
     CHECK(r.reservations.regions.at(0).kind == reserved::Kind::inactive);
-    CHECK(findings(r, "cma-size-alignment").empty());
-    CHECK(findings(check_tree(t, arm64_612()), "cma-disabled").empty());
+    CHECK(findings_of(r, "cma-size-alignment").empty());
+    CHECK(findings_of(check_tree(t, arm64_612()), "cma-disabled").empty());
 }
 
 TEST_CASE("cmdline-cma") {
@@ -452,7 +448,7 @@ TEST_CASE("cmdline-cma") {
         return t;
     };
     SUBCASE("size rounded up past a fixed limit") {
-        auto f = findings(check_tree(with_args("cma=3M@0x80000000"), m4k), "cmdline-cma");
+        auto f = findings_of(check_tree(with_args("cma=3M@0x80000000"), m4k), "cmdline-cma");
         REQUIRE(f.size() == 2);
         CHECK(f[0].severity == Severity::note); // 3 MiB → 4 MiB
         CHECK(f[1].severity == Severity::error);
@@ -460,7 +456,7 @@ TEST_CASE("cmdline-cma") {
         CHECK(f[1].node == "/chosen");
     }
     SUBCASE("misaligned fixed base") {
-        auto f = findings(check_tree(with_args("cma=64M@0x80100000"), m4k), "cmdline-cma");
+        auto f = findings_of(check_tree(with_args("cma=64M@0x80100000"), m4k), "cmdline-cma");
         REQUIRE(f.size() == 1);
         CHECK(f[0].severity == Severity::error);
         CHECK(contains(
@@ -468,7 +464,8 @@ TEST_CASE("cmdline-cma") {
             "cma: Region at 0x0000000080100000 must be aligned to 0x0000000000200000 bytes"));
     }
     SUBCASE("a plain size is fine") {
-        CHECK(findings(check_tree(with_args("console=ttyS0 cma=64M"), m4k), "cmdline-cma").empty());
+        CHECK(findings_of(check_tree(with_args("console=ttyS0 cma=64M"), m4k), "cmdline-cma")
+                  .empty());
     }
     SUBCASE("cma= overrides a linux,cma-default pool") {
         auto pool = cma_pool("linux,cma", 32u << 20);
@@ -476,34 +473,34 @@ TEST_CASE("cmdline-cma") {
         auto t = board({pool});
         checks::Options o;
         o.bootargs = "cma=64M";
-        auto f = findings(check_tree(t, m4k, o), "cmdline-cma");
+        auto f = findings_of(check_tree(t, m4k, o), "cmdline-cma");
         REQUIRE(f.size() == 1);
         CHECK(f[0].severity == Severity::warning);
         CHECK(contains(f[0].message,
                        "Reserved memory: bypass linux,cma node, using cmdline CMA params instead"));
         auto m619 = m4k;
         m619.version = *KernelVersion::parse("6.19");
-        CHECK(contains(findings(check_tree(t, m619, o), "cmdline-cma").at(0).message,
+        CHECK(contains(findings_of(check_tree(t, m619, o), "cmdline-cma").at(0).message,
                        "Skipping dt linux,cma-default"));
         // v7.1: rmem_cma_validate() refuses the node before it is reserved (7.2.13 contiguous.c).
         auto m72 = m4k;
         m72.version = *KernelVersion::parse("7.2");
-        auto skipped = findings(check_tree(t, m72, o), "cmdline-cma").at(0).message;
+        auto skipped = findings_of(check_tree(t, m72, o), "cmdline-cma").at(0).message;
         CHECK(contains(skipped, "\"Skipping dt linux,cma-default node in favor for \\\"cma=\\\" "
                                 "kernel param.\""));
         CHECK_FALSE(contains(skipped, "OF: reserved mem: Skipping"));
-        CHECK(findings(check_tree(t, m4k), "cmdline-cma").empty());
+        CHECK(findings_of(check_tree(t, m4k), "cmdline-cma").empty());
         // Bypassed before its alignment is looked at (booted: "bypass", no "incorrect
         // alignment"): a 1 MiB default pool gets the override only, without cma= the error.
         auto odd = cma_pool("linux,cma", 1u << 20);
         odd.properties.push_back(flag("linux,cma-default"));
-        CHECK(findings(check_tree(board({odd}), m4k, o), "cma-size-alignment").empty());
-        CHECK(findings(check_tree(board({odd}), m4k), "cma-size-alignment").size() == 1);
+        CHECK(findings_of(check_tree(board({odd}), m4k, o), "cma-size-alignment").empty());
+        CHECK(findings_of(check_tree(board({odd}), m4k), "cma-size-alignment").size() == 1);
     }
     SUBCASE("bare cma and zero") {
-        CHECK(contains(findings(check_tree(with_args("cma"), m4k), "cmdline-cma").at(0).message,
+        CHECK(contains(findings_of(check_tree(with_args("cma"), m4k), "cmdline-cma").at(0).message,
                        "Config string not provided"));
-        auto z = findings(check_tree(with_args("cma=0"), m4k), "cmdline-cma");
+        auto z = findings_of(check_tree(with_args("cma=0"), m4k), "cmdline-cma");
         REQUIRE(z.size() == 1);
         CHECK(z[0].severity == Severity::note);
     }
@@ -516,29 +513,29 @@ TEST_CASE("cell-overflow") {
                   {node("reserved-memory",
                         {cells("#address-cells", {3}), cells("#size-cells", {1}), flag("ranges")},
                         {node("r@1", {cells("reg", {1, 0, 0x50000000, 0x1000})})})});
-    auto f = findings(check_tree(t, arm64_612()), "cell-overflow");
+    auto f = findings_of(check_tree(t, arm64_612()), "cell-overflow");
     REQUIRE(f.size() == 1);
     CHECK(contains(f[0].message, "0x50000000"));
     auto m32 = arm64_612();
     m32.phys_addr_64bit = false;
     auto high = board({cma_static("cma@100000000", 0x100000000ull, 32u << 20)});
-    auto g = findings(check_tree(high, m32), "cell-overflow");
+    auto g = findings_of(check_tree(high, m32), "cell-overflow");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "32-bit phys_addr_t"));
-    CHECK(findings(check_tree(high, arm64_612()), "cell-overflow").empty());
+    CHECK(findings_of(check_tree(high, arm64_612()), "cell-overflow").empty());
 }
 
 TEST_CASE("alignment-cells and alignment-not-power-of-2") {
     auto pool = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
                            cells("size", {0x2000000}), cells("alignment", {0, 0x300000})});
     auto r = check_tree(board({pool}, 2, 1), arm64_612());
-    REQUIRE(findings(r, "alignment-cells").size() == 1);
-    REQUIRE(findings(r, "alignment-not-power-of-2").size() == 1);
+    REQUIRE(findings_of(r, "alignment-cells").size() == 1);
+    REQUIRE(findings_of(r, "alignment-not-power-of-2").size() == 1);
     auto even = node("p", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
                            cells("size", {0, 0x2000000}), cells("alignment", {0, 0x400000})});
     auto r2 = check_tree(board({even}), arm64_612());
-    CHECK(findings(r2, "alignment-cells").empty());
-    CHECK(findings(r2, "alignment-not-power-of-2").empty());
+    CHECK(findings_of(r2, "alignment-cells").empty());
+    CHECK(findings_of(r2, "alignment-not-power-of-2").empty());
 }
 
 TEST_CASE("the registry holds the check names of docs/checks.md") {
@@ -572,12 +569,12 @@ TEST_CASE("-W/-Wno/-E switches as dtc") {
     auto t = board({a, b});
     checks::Options disabled;
     disabled.switches.push_back(*off);
-    CHECK(findings(check_tree(t, arm64_612(), disabled), "overlap").empty());
+    CHECK(findings_of(check_tree(t, arm64_612(), disabled), "overlap").empty());
 
     checks::Options promoted;
     Diagnostics d2;
     promoted.switches.push_back(*checks::parse_switch('E', "overlap", d2));
-    auto f = findings(check_tree(t, arm64_612(), promoted), "overlap");
+    auto f = findings_of(check_tree(t, arm64_612(), promoted), "overlap");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
 
@@ -585,7 +582,7 @@ TEST_CASE("-W/-Wno/-E switches as dtc") {
     none.switches.push_back(*checks::parse_switch('W', "no-all", d2));
     CHECK(check_tree(t, arm64_612(), none).diagnostics.empty());
     none.switches.push_back(*checks::parse_switch('E', "overlap", d2)); // -E enables it again
-    CHECK(findings(check_tree(t, arm64_612(), none), "overlap").size() == 1);
+    CHECK(findings_of(check_tree(t, arm64_612(), none), "overlap").size() == 1);
 
     auto plain = check_tree(t, arm64_612());
     CHECK(plain.count(Severity::warning) == 1);
@@ -611,18 +608,18 @@ TEST_CASE("reserved-regions-limit: 64 slots, counted as the kernel version does"
     many.push_back(cma_pool("linux,cma", 32u << 20)); // node 66, dynamic
     auto m61 = arm64_612();
     m61.version = *KernelVersion::parse("6.1.192");
-    auto f = findings(check_tree(board(many), m61), "reserved-regions-limit");
+    auto f = findings_of(check_tree(board(many), m61), "reserved-regions-limit");
     REQUIRE(f.size() == 2); // r@64 and linux,cma
     CHECK(f[0].node == "/reserved-memory/r@64");
     CHECK(f[0].severity == Severity::warning);
     CHECK(f[1].severity == Severity::error); // a pool that never gets set up
     CHECK(contains(f[1].message, "not enough space for all defined regions."));
     // 6.12.117 sizes the array to the static nodes; only dynamic ones are bounded.
-    CHECK(findings(check_tree(board(many), arm64_612()), "reserved-regions-limit").empty());
+    CHECK(findings_of(check_tree(board(many), arm64_612()), "reserved-regions-limit").empty());
     std::vector<dt::Node> dynamic;
     for (int i = 0; i < 65; ++i)
         dynamic.push_back(cma_pool("p" + std::to_string(i), 32u << 20));
-    auto g = findings(check_tree(board(dynamic), arm64_612()), "reserved-regions-limit");
+    auto g = findings_of(check_tree(board(dynamic), arm64_612()), "reserved-regions-limit");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "too many defined dynamic regions, skip 'p64'"));
 }
@@ -632,17 +629,17 @@ TEST_CASE("cma-alloc-ranges: the range must hold the size at the raised alignmen
     // (0x42000000 + 64 MiB = 0x46000000 is past the end).
     auto tight = cma_pool("tight", 64u << 20);
     tight.properties.push_back(cells("alloc-ranges", {0, 0x41000000, 0, 0x4000000}));
-    auto f = findings(check_tree(board({tight}), arm64_612(16384)), "cma-alloc-ranges");
+    auto f = findings_of(check_tree(board({tight}), arm64_612(16384)), "cma-alloc-ranges");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "failed to allocate memory for node 'tight': size 64 MiB"));
     // With 4K pages (2 MiB alignment) the same range works.
-    CHECK(findings(check_tree(board({tight}), arm64_612(4096)), "cma-alloc-ranges").empty());
+    CHECK(findings_of(check_tree(board({tight}), arm64_612(4096)), "cma-alloc-ranges").empty());
     // A second, roomier range is enough.
     auto two = tight;
     two.properties.back() =
         cells("alloc-ranges", {0, 0x41000000, 0, 0x4000000, 0, 0x48000000, 0, 0x8000000});
-    CHECK(findings(check_tree(board({two}), arm64_612(16384)), "cma-alloc-ranges").empty());
+    CHECK(findings_of(check_tree(board({two}), arm64_612(16384)), "cma-alloc-ranges").empty());
 }
 
 TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently absent") {
@@ -652,14 +649,14 @@ TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently
     auto both = cma_pool("p", 32u << 20);
     both.properties.push_back(cells("reg", {0, 0x42000000, 0}));
     auto r = check_tree(board({both}), m7);
-    auto f = findings(r, "property-length");
+    auto f = findings_of(r, "property-length");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::warning);
     CHECK(contains(f[0].message, "placed dynamically"));
     CHECK(r.reservations.regions.at(0).kind == reserved::Kind::cma);
     CHECK(r.reservations.regions.at(0).dynamic);
     // The same node on 6.12 is skipped with the kernel's message.
-    auto old = findings(check_tree(board({both}), arm64_612()), "property-length");
+    auto old = findings_of(check_tree(board({both}), arm64_612()), "property-length");
     REQUIRE(old.size() == 1);
     CHECK(old[0].severity == Severity::error);
     CHECK(contains(old[0].message, "invalid reg property in 'p', skipping node."));
@@ -667,7 +664,7 @@ TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently
     auto multi =
         node("m@1", {str("compatible", {"shared-dma-pool"}), flag("reusable"),
                      cells("reg", {0, 0x42000000, 0, 0x2000000, 0, 0x46000000, 0, 0x2000000})});
-    auto g = findings(check_tree(board({multi}), m7), "property-length");
+    auto g = findings_of(check_tree(board({multi}), m7), "property-length");
     REQUIRE(g.size() == 1);
     CHECK(g[0].severity == Severity::error);
     CHECK(contains(g[0].message, "no pool is created"));
@@ -675,8 +672,8 @@ TEST_CASE("property-length with the ≥ 6.19 helpers: wrong lengths are silently
     auto ranged = cma_pool("r", 32u << 20);
     ranged.properties.push_back(cells("alloc-ranges", {0, 0x40000000, 0}));
     auto h = check_tree(board({ranged}), m7);
-    REQUIRE(findings(h, "property-length").size() == 1);
-    CHECK(findings(h, "property-length")[0].severity == Severity::warning);
+    REQUIRE(findings_of(h, "property-length").size() == 1);
+    CHECK(findings_of(h, "property-length")[0].severity == Severity::warning);
     CHECK(h.reservations.regions.at(0).kind == reserved::Kind::cma);
 }
 
@@ -685,13 +682,13 @@ TEST_CASE("cma-default: more than one linux,cma-default pool") {
     a.properties.push_back(flag("linux,cma-default"));
     auto b = cma_static("b@44000000", 0x44000000, 32u << 20);
     b.properties.push_back(flag("linux,cma-default"));
-    auto f = findings(check_tree(board({a, b}), arm64_612()), "cma-default");
+    auto f = findings_of(check_tree(board({a, b}), arm64_612()), "cma-default");
     REQUIRE(f.size() == 1);
     CHECK(f[0].node == "/reserved-memory/b@44000000");
-    CHECK(findings(check_tree(board({a}), arm64_612()), "cma-default").empty());
+    CHECK(findings_of(check_tree(board({a}), arm64_612()), "cma-default").empty());
     auto disabled = b;
     disabled.properties.push_back(str("status", {"disabled"}));
-    CHECK(findings(check_tree(board({a, disabled}), arm64_612()), "cma-default").empty());
+    CHECK(findings_of(check_tree(board({a, disabled}), arm64_612()), "cma-default").empty());
 }
 
 TEST_CASE("read_options follows the model") {
@@ -709,11 +706,11 @@ TEST_CASE("read_options follows the model") {
 TEST_CASE("the alignment is explained by the formula that produced it") {
     auto t = board({cma_pool("p", 2u << 20)});
     auto m = arm64_612(4096);
-    CHECK(findings(check_tree(t, m), "cma-size-alignment").empty());
+    CHECK(findings_of(check_tree(t, m), "cma-size-alignment").empty());
     // 5.15: CMA_MIN_ALIGNMENT = PAGE_SIZE << max(MAX_ORDER - 1, pageblock_order) = 4 MiB.
     m.version = *KernelVersion::parse("5.15");
     m.cma_min_alignment_bytes = 4u << 20;
-    auto f = findings(check_tree(t, m), "cma-size-alignment");
+    auto f = findings_of(check_tree(t, m), "cma-size-alignment");
     REQUIRE(f.size() == 1);
     CHECK(contains(f[0].message, "PAGE_SIZE 4 KiB << max order 10"));
     CHECK_FALSE(contains(f[0].message, "pageblock_order 9"));
@@ -724,40 +721,40 @@ TEST_CASE("restricted-pool: the handler needs v5.15 and CONFIG_DMA_RESTRICTED_PO
                                              cells("reg", {0, 0x50000000, 0, 0x400000})});
     auto m = arm64_612(4096);
     m.dma_restricted_pool = true;
-    CHECK(findings(check_tree(board({pool}), m), "restricted-pool").empty());
+    CHECK(findings_of(check_tree(board({pool}), m), "restricted-pool").empty());
 
     // Not set in a complete .config: the region stays reserved, no pool, no error printed.
     m.dma_restricted_pool = false;
-    auto f = findings(check_tree(board({pool}), m), "restricted-pool");
+    auto f = findings_of(check_tree(board({pool}), m), "restricted-pool");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "CONFIG_DMA_RESTRICTED_POOL is not set"));
     CHECK(contains(f[0].message, "\"… map non-reusable restricted@50000000\""));
     // Not in the inputs: Kconfig's default n, said so, never "no findings".
     m.dma_restricted_pool.reset();
-    auto g = findings(check_tree(board({pool}), m), "restricted-pool");
+    auto g = findings_of(check_tree(board({pool}), m), "restricted-pool");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "not in the inputs"));
 
     // 5.10 has no handler whatever the configuration; 6.1 prints no listing line.
     m.dma_restricted_pool = true;
     m.version = *KernelVersion::parse("5.10.223");
-    auto old = findings(check_tree(board({pool}), m), "restricted-pool");
+    auto old = findings_of(check_tree(board({pool}), m), "restricted-pool");
     REQUIRE(old.size() == 1);
     CHECK(contains(old[0].message, "v5.15"));
     CHECK(contains(old[0].message, "nothing at all"));
     m.version = *KernelVersion::parse("6.1");
-    CHECK(findings(check_tree(board({pool}), m), "restricted-pool").empty());
+    CHECK(findings_of(check_tree(board({pool}), m), "restricted-pool").empty());
 
     // With the handler, reusable/no-map/linux,*-default make it return -EINVAL.
     pool.properties.push_back(flag("reusable"));
     pool.properties.push_back(flag("no-map"));
     auto r = check_tree(board({pool}), m);
-    auto h = findings(r, "restricted-pool");
+    auto h = findings_of(r, "restricted-pool");
     REQUIRE(h.size() == 1);
     CHECK(contains(h[0].message, "`reusable` and `no-map`"));
     CHECK(contains(h[0].message, "node restricted@50000000 compatible matching fail"));
-    CHECK(findings(r, "reusable-no-map").empty()); // not also a note that nothing is lost
+    CHECK(findings_of(r, "reusable-no-map").empty()); // not also a note that nothing is lost
 }
 
 TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before checking it") {
@@ -772,28 +769,28 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
     // A static pool off a 2 MiB boundary at both ends, in lowmem: the span before its base and
     // after its end is named, and the base is where the finding points.
     auto odd = cma_static("odd@5fa20000", 0x5fa20000, 0x401000, 7);
-    auto f = findings(check_tree(board({odd}), m), "arm-dma-remap");
+    auto f = findings_of(check_tree(board({odd}), m), "arm-dma-remap");
     REQUIRE(f.size() == 1);
     CHECK(f[0].severity == Severity::error);
     CHECK(contains(f[0].message, "does not start on a 2 MiB boundary"));
     CHECK(contains(f[0].message, "0x5fa00000..0x5fa1ffff and 0x5fe21000..0x5fffffff"));
     CHECK(contains(f[0].message, "hangs early"));
     // It is rejected too (8 MiB alignment): both findings, on the same node.
-    CHECK(findings(check_tree(board({odd}), m), "cma-base-alignment").size() == 1);
+    CHECK(findings_of(check_tree(board({odd}), m), "cma-base-alignment").size() == 1);
 
     // A dynamic pool: its base is aligned, its size is not a 2 MiB multiple.
     auto dynamic = cma_pool("dyn", 3u << 20);
-    auto d = findings(check_tree(board({dynamic}), m), "arm-dma-remap");
+    auto d = findings_of(check_tree(board({dynamic}), m), "arm-dma-remap");
     REQUIRE(d.size() == 1);
     CHECK(contains(d[0].message, "does not end on a 2 MiB boundary"));
 
     // On 2 MiB boundaries (even when rejected for the 8 MiB alignment): nothing to tear down.
-    CHECK(findings(check_tree(board({cma_static("ok@50200000", 0x50200000, 6u << 20)}), m),
-                   "arm-dma-remap")
+    CHECK(findings_of(check_tree(board({cma_static("ok@50200000", 0x50200000, 6u << 20)}), m),
+                      "arm-dma-remap")
               .empty());
     // Above 768 MiB of RAM (VMSPLIT_3G's lowmem) it may be highmem, which is not remapped.
-    auto high = findings(check_tree(board({cma_static("high@72000000", 0x72000000, 0x10000)}), m),
-                         "arm-dma-remap");
+    auto high = findings_of(
+        check_tree(board({cma_static("high@72000000", 0x72000000, 0x10000)}), m), "arm-dma-remap");
     REQUIRE(high.size() == 1);
     CHECK(high[0].severity == Severity::warning);
     CHECK(contains(high[0].message, "highmem"));
@@ -801,28 +798,28 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
     // 7.1+: rmem_cma_fixup() skips no-map (the node is declined before any fixup).
     auto no_map = odd;
     no_map.properties.push_back(flag("no-map"));
-    CHECK(findings(check_tree(board({no_map}), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({no_map}), m), "arm-dma-remap").empty());
     // 6.12 (the restructure, before the ops): every reusable shared-dma-pool, no-map included.
     m.version = *KernelVersion::parse("6.12.117");
-    CHECK(findings(check_tree(board({no_map}), m), "arm-dma-remap").size() == 1);
+    CHECK(findings_of(check_tree(board({no_map}), m), "arm-dma-remap").size() == 1);
     // 6.1 runs the fixup only for pools rmem_cma_setup() accepted: aligned, nothing to say.
     m.version = *KernelVersion::parse("6.1.192");
-    CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({odd}), m), "arm-dma-remap").empty());
     // Two overlapping pools, both on 2 MiB boundaries: the second remap hits BUG_ON() in
     // vm_area_add_early(). 6.1 queues only accepted (8 MiB-aligned) pools, and two of those
     // that overlap hang it the same way.
     m.version = *KernelVersion::parse("7.2.13");
     auto first = cma_static("a@5e800000", 0x5e800000, 4u << 20);
     auto second = cma_static("b@5ea00000", 0x5ea00000, 16u << 20);
-    auto o = findings(check_tree(board({first, second}), m), "arm-dma-remap");
+    auto o = findings_of(check_tree(board({first, second}), m), "arm-dma-remap");
     REQUIRE(o.size() == 1);
     CHECK(o[0].node == "/reserved-memory/b@5ea00000");
     CHECK(contains(o[0].message, "BUG_ON() in vm_area_add_early()"));
     m.version = *KernelVersion::parse("6.1.192");
-    CHECK(findings(check_tree(board({first, second}), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({first, second}), m), "arm-dma-remap").empty());
     auto aligned_a = cma_static("a@50000000", 0x50000000, 16u << 20);
     auto aligned_b = cma_static("b@50800000", 0x50800000, 16u << 20);
-    CHECK(findings(check_tree(board({aligned_a, aligned_b}), m), "arm-dma-remap").size() == 1);
+    CHECK(findings_of(check_tree(board({aligned_a, aligned_b}), m), "arm-dma-remap").size() == 1);
     // 7.2: a rejected dynamic pool on 2 MiB boundaries is freed where the default CMA area goes
     // next (overlapping remaps); more queued pools than MAX_CMA_AREAS overflow dma_mmu_remap[].
     m.version = *KernelVersion::parse("7.2.13");
@@ -832,30 +829,31 @@ TEST_CASE("arm-dma-remap: arm 6.12+ remaps a reusable pool's 2 MiB PMDs before c
         t.root.children[0].properties[1] = cells("reg", {0, 0x40000000, 0, 0x20000000});
         return t;
     };
-    auto freed = findings(check_tree(small({cma_pool("four", 4u << 20)}), m), "arm-dma-remap");
+    auto freed = findings_of(check_tree(small({cma_pool("four", 4u << 20)}), m), "arm-dma-remap");
     REQUIRE(freed.size() == 1);
     CHECK(contains(freed[0].message, "is placed next: the two remaps overlap"));
-    CHECK(findings(check_tree(small({cma_pool("eight", 8u << 20)}), m), "arm-dma-remap").empty());
+    CHECK(
+        findings_of(check_tree(small({cma_pool("eight", 8u << 20)}), m), "arm-dma-remap").empty());
     // 1 GiB: the default area lands in highmem, which is not remapped (booted: no hang).
-    CHECK(findings(check_tree(board({cma_pool("four", 4u << 20)}), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({cma_pool("four", 4u << 20)}), m), "arm-dma-remap").empty());
     std::vector<dt::Node> many;
     for (int i = 0; i < 21; ++i)
         many.push_back(cma_pool("p" + std::to_string(i), 8u << 20));
     // 21 accepted pools, 20 slots: the last is freed under the default area (an error), and
     // dma_mmu_remap[] overflows (a warning).
-    auto slots = findings(check_tree(small(many), m), "arm-dma-remap");
+    auto slots = findings_of(check_tree(small(many), m), "arm-dma-remap");
     REQUIRE(slots.size() == 2);
     CHECK(slots[0].severity == Severity::warning);
     CHECK(contains(slots[0].message, "writes past the array"));
     CHECK(slots[1].node == "/reserved-memory/p20");
     CHECK(contains(slots[1].message, "no MAX_CMA_AREAS slot is left"));
     many.resize(19);
-    CHECK(findings(check_tree(small(many), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(small(many), m), "arm-dma-remap").empty());
     // Without CONFIG_DMA_CMA arm has no fixup at all; arm64 has none either.
     m.version = *KernelVersion::parse("7.2.13");
     m.dma_cma = false;
-    CHECK(findings(check_tree(board({odd}), m), "arm-dma-remap").empty());
-    CHECK(findings(check_tree(board({odd}), arm64_612(4096)), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({odd}), m), "arm-dma-remap").empty());
+    CHECK(findings_of(check_tree(board({odd}), arm64_612(4096)), "arm-dma-remap").empty());
 }
 
 TEST_CASE("cma-areas: which pools find no slot follows the kernel's order of setting them up") {
@@ -864,7 +862,7 @@ TEST_CASE("cma-areas: which pools find no slot follows the kernel's order of set
         pools.push_back(cma_pool("many" + std::to_string(i), 4u << 20));
     auto lost = [&](const kernel::Model& m) {
         std::set<std::string> nodes;
-        for (const auto& f : findings(check_tree(board(pools), m), "cma-areas"))
+        for (const auto& f : findings_of(check_tree(board(pools), m), "cma-areas"))
             if (f.severity == Severity::error) nodes.insert(f.node);
         return nodes;
     };
@@ -892,17 +890,19 @@ TEST_CASE("arm-section-split: a no-map hole after a 1 MiB section inside one 2 M
     };
     // Booted on 7.2 armmp: these two hang, the next two boot.
     for (auto [base, size] : {std::pair{0x4e100000u, 0x10000u}, std::pair{0x45300000u, 0x8000u}}) {
-        auto f = findings(check_tree(board({hole(base, size)}), m), "arm-section-split");
+        auto f = findings_of(check_tree(board({hole(base, size)}), m), "arm-section-split");
         REQUIRE(f.size() == 1);
         CHECK(f[0].severity == Severity::error);
         CHECK(contains(f[0].message, "BUG_ON(pmd_bad())"));
     }
+    CHECK(findings_of(check_tree(board({hole(0x4e100000, 0x100000)}), m), "arm-section-split")
+              .empty());
     CHECK(
-        findings(check_tree(board({hole(0x4e100000, 0x100000)}), m), "arm-section-split").empty());
-    CHECK(findings(check_tree(board({hole(0x45200000, 0x8000)}), m), "arm-section-split").empty());
+        findings_of(check_tree(board({hole(0x45200000, 0x8000)}), m), "arm-section-split").empty());
     // LPAE maps 2 MiB sections: nothing to split.
     m.phys_addr_64bit = true;
-    CHECK(findings(check_tree(board({hole(0x4e100000, 0x10000)}), m), "arm-section-split").empty());
+    CHECK(findings_of(check_tree(board({hole(0x4e100000, 0x10000)}), m), "arm-section-split")
+              .empty());
 }
 
 TEST_CASE("alloc-ranges as a 32-bit phys_addr_t holds them: the low 32 bits") {
@@ -916,10 +916,10 @@ TEST_CASE("alloc-ranges as a 32-bit phys_addr_t holds them: the low 32 bits") {
     auto pool = cma_pool("ranged", 16u << 20);
     pool.properties.push_back(cells("alloc-ranges", {1, 0x30000000, 0, 0x20000000}));
     auto r = check_tree(board({pool}), m);
-    CHECK(findings(r, "outside-memory").empty());
-    CHECK(findings(r, "cma-alloc-ranges").empty());
+    CHECK(findings_of(r, "outside-memory").empty());
+    CHECK(findings_of(r, "cma-alloc-ranges").empty());
     m.phys_addr_64bit = true; // LPAE: above 4 GiB, where this board has no RAM
-    CHECK(findings(check_tree(board({pool}), m), "outside-memory").size() == 1);
+    CHECK(findings_of(check_tree(board({pool}), m), "outside-memory").size() == 1);
 }
 
 namespace {
@@ -949,7 +949,7 @@ TEST_CASE("dynamic-no-room: 22 pools grown to the 32 MiB CMA alignment in 512 Mi
         pools.push_back(cma_pool("many" + std::to_string(i), 32u << 20));
     auto t = board_with_ram(pools, 512);
     auto r = check_tree(t, arm64_612(16384));
-    auto f = findings(r, "dynamic-no-room");
+    auto f = findings_of(r, "dynamic-no-room");
     std::set<std::string> expected;
     for (int i = 14; i < 22; ++i)
         expected.insert("/reserved-memory/many" + std::to_string(i));
@@ -970,14 +970,14 @@ TEST_CASE("dynamic-no-room: 22 pools grown to the 32 MiB CMA alignment in 512 Mi
     CHECK(contains(f[0].message, "the kernel image assumed at 0x40000000..0x43000000"));
     CHECK(contains(f[0].message, "the CMA alignment"));
     // The pools memblock could not place ask for no CMA slot: cma-areas has nothing to say.
-    CHECK(findings(r, "cma-areas").empty());
+    CHECK(findings_of(r, "cma-areas").empty());
 
     // Told where the kernel is (boot-check knows): 47.6 MiB at 0x40200000 ends in the second
     // 32 MiB block, as the assumption does.
     checks::Options known;
     known.early_reservations = std::vector<checks::EarlyReservation>{
         {Interval::of(0x40200000, 0x2f9f000), "the kernel image", false}};
-    auto k = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
+    auto k = findings_of(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
     CHECK(nodes_of(k) == expected);
     CHECK(!contains(k.at(0).message, "assumed"));
     // What was known to be reserved first is named (boot-check: the DTB where QEMU put it).
@@ -985,15 +985,15 @@ TEST_CASE("dynamic-no-room: 22 pools grown to the 32 MiB CMA alignment in 512 Mi
                    "reserved before it: the kernel image at 0x40200000..0x4319f000"));
     // Nothing reserved early: two more blocks, two more pools.
     known.early_reservations->clear();
-    auto n = findings(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
+    auto n = findings_of(check_tree(t, arm64_612(16384), known), "dynamic-no-room");
     CHECK(n.size() == 6);
     CHECK(!n.empty());
     CHECK(n.front().node == "/reserved-memory/many16");
 
     // On 4K pages (2 MiB alignment) 22 × 32 MiB = 704 MiB fit in 1 GiB, not in 512 MiB.
-    CHECK(findings(check_tree(board_with_ram(pools, 1024), arm64_612(4096)), "dynamic-no-room")
+    CHECK(findings_of(check_tree(board_with_ram(pools, 1024), arm64_612(4096)), "dynamic-no-room")
               .empty());
-    auto four = findings(check_tree(t, arm64_612(4096)), "dynamic-no-room");
+    auto four = findings_of(check_tree(t, arm64_612(4096)), "dynamic-no-room");
     CHECK(four.size() == 8); // (512 - 48) / 32 = 14.5: 14 fit
 }
 
@@ -1003,28 +1003,28 @@ TEST_CASE("dynamic-no-room: a rejected pool is freed before the next node is pla
     auto odd = cma_pool("odd", 301u << 20);
     auto next = cma_pool("next", 300u << 20);
     auto m = arm64_612(4096);
-    CHECK(findings(check_tree(board_with_ram({odd, next}, 512), m), "dynamic-no-room").empty());
+    CHECK(findings_of(check_tree(board_with_ram({odd, next}, 512), m), "dynamic-no-room").empty());
     // no-map: refused too, but the memory stays reserved (memblock_clear_nomap() only).
     auto nomap = odd;
     nomap.properties.push_back(flag("no-map"));
-    auto f = findings(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
+    auto f = findings_of(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
     REQUIRE(f.size() == 1);
     CHECK(f[0].node == "/reserved-memory/next");
     // 5.10 prints the older message, without the size.
     m.version = *KernelVersion::parse("5.10.223");
-    auto g = findings(check_tree(board_with_ram({cma_pool("big", 600u << 20)}, 512), m),
-                      "dynamic-no-room");
+    auto g = findings_of(check_tree(board_with_ram({cma_pool("big", 600u << 20)}, 512), m),
+                         "dynamic-no-room");
     REQUIRE(g.size() == 1);
     CHECK(contains(g[0].message, "failed to allocate memory for node 'big'\""));
     // …and sets the two dynamic nodes up in its heapsort's order: `next` first, so `odd`
     // (no-map, refused but kept reserved) is the one without room.
-    auto h510 = findings(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
+    auto h510 = findings_of(check_tree(board_with_ram({nomap, next}, 512), m), "dynamic-no-room");
     REQUIRE(h510.size() == 1);
     CHECK(h510[0].node == "/reserved-memory/odd");
     // Other dynamic nodes count too: a plain no-map region of 400 MiB leaves no room for 300.
     auto plain = node("plain", {cells("size", {0, 400u << 20}), flag("no-map")});
-    auto h = findings(check_tree(board_with_ram({plain, next}, 512), arm64_612(4096)),
-                      "dynamic-no-room");
+    auto h = findings_of(check_tree(board_with_ram({plain, next}, 512), arm64_612(4096)),
+                         "dynamic-no-room");
     REQUIRE(h.size() == 1);
     CHECK(h[0].node == "/reserved-memory/next");
 }
@@ -1039,9 +1039,9 @@ TEST_CASE("cma-areas: pools rejected for their alignment ask for no slot") {
         return std::count_if(ds.begin(), ds.end(),
                              [](const Diagnostic& d) { return d.severity == Severity::error; });
     };
-    CHECK(errors(findings(check_tree(board(pools), m), "cma-areas")) == 0);
+    CHECK(errors(findings_of(check_tree(board(pools), m), "cma-areas")) == 0);
     pools.push_back(cma_pool("p20", 2u << 20));
-    auto f = findings(check_tree(board(pools), m), "cma-areas");
+    auto f = findings_of(check_tree(board(pools), m), "cma-areas");
     REQUIRE(errors(f) == 1);
     CHECK(f[0].node == "/reserved-memory/p20");
     CHECK(contains(f[0].message, "21 CMA pools ask for a slot but MAX_CMA_AREAS is 20"));

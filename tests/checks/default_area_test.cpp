@@ -9,6 +9,7 @@
 #include "cmalign/checks/checks.hpp"
 #include "cmalign/core/interval.hpp"
 #include "support/dt_builder.hpp"
+#include "support/findings.hpp"
 #include "support/models.hpp"
 
 using namespace cmalign;
@@ -206,17 +207,6 @@ TEST_CASE("default CMA area: arm64's page tables and memmap come first, at the t
     REQUIRE(rn.default_area);
     CHECK(rn.default_area->base == std::optional<std::uint64_t>(0x7be00000));
 }
-
-namespace {
-
-std::vector<Diagnostic> findings_of(const checks::Result& r, const std::string& check) {
-    std::vector<Diagnostic> out;
-    for (const auto& d : r.diagnostics)
-        if (d.check == check) out.push_back(d);
-    return out;
-}
-
-} // namespace
 
 TEST_CASE("default CMA area: a linux,cma-default pool cma= overrides takes no room from 6.19") {
     // 2 GiB asked for in 1 GiB of RAM. 6.12.117 allocates the node before rmem_cma_setup()
